@@ -1,0 +1,108 @@
+"""From documents to chunk counts: the front end of every trainer.
+
+Training never looks at the text again after this step: it only needs each
+unique chunk (as UTF-8 bytes) and how often it occurs. Special tokens are cut
+out first and never counted, so no merge can ever reach into one.
+
+On a large corpus this step, not the merge loop, is most of the time (Python's
+``regex`` splits at roughly 10 MB/s on one core), so ``count_chunks`` spreads
+the documents over worker processes (map) and adds their counters (reduce).
+
+What this module does not do: merge anything (the trainers do), or stream files
+with a memory budget (the YAML trainer's job).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+from .patterns import compile_pattern, special_regex
+
+# below this many characters of text, worker processes cost more than they save
+PARALLEL_MIN_CHARS = 4_000_000
+_BATCH_CHARS = 1_000_000
+
+
+def count_chunks_in(docs, pattern: str | None, special_tokens=()) -> Counter:
+    """Count the chunks of a list of documents in this process: str -> count.
+
+    >>> count_chunks_in(["the cat and the hat"], r" ?\\w+")
+    Counter({' the': 1, 'the': 1, ' cat': 1, ' and': 1, ' hat': 1})
+    """
+    counts = Counter()  # str -> int
+    specials = special_regex(special_tokens)
+    findall = compile_pattern(pattern).findall if pattern is not None else None
+    for doc in docs:
+        # special tokens are cut out of the raw text before the split, never counted
+        pieces = specials.split(doc) if specials is not None else (doc,)
+        for piece in pieces:
+            if not piece:
+                continue
+            if findall is None:
+                counts[piece] += 1
+            else:
+                counts.update(findall(piece))
+    return counts
+
+
+def _count_batch(args):
+    docs, pattern, special_tokens = args
+    return count_chunks_in(docs, pattern, special_tokens)
+
+
+def _batches(docs, pattern, special_tokens):
+    """Group whole documents into batches of about _BATCH_CHARS characters.
+
+    subtle: we never cut a document, because no cut point is safe for every
+    regex (GPT-2's pattern chunks a newline run differently at the end of text),
+    so a corpus given as one huge string is counted by one worker.
+    """
+    batch, size = [], 0
+    for doc in docs:
+        batch.append(doc)
+        size += len(doc)
+        if size >= _BATCH_CHARS:
+            yield (batch, pattern, special_tokens)
+            batch, size = [], 0
+    if batch:
+        yield (batch, pattern, special_tokens)
+
+
+def count_chunks(texts, pattern: str | None, special_tokens=(), processes: int | None = None) -> Counter:
+    """Count the chunks of ``texts`` (a str or an iterable of str): str -> count.
+
+    ``processes=None`` picks all cores when the text is large, one otherwise.
+    With ``pattern=None`` every document (between special tokens) is one chunk.
+
+    >>> count_chunks("low lower lowest", "gpt4")
+    Counter({'low': 1, ' lower': 1, ' lowest': 1})
+    """
+    docs = [texts] if isinstance(texts, str) else list(texts)
+    for d in docs:
+        if not isinstance(d, str):
+            raise TypeError(f"documents must be str, got {type(d).__name__}")
+    total = sum(len(d) for d in docs)
+    if processes is None:
+        processes = os.cpu_count() or 1
+        if total < PARALLEL_MIN_CHARS:
+            processes = 1
+    if processes <= 1 or pattern is None:
+        return count_chunks_in(docs, pattern, special_tokens)
+    import multiprocessing as mp
+
+    counts = Counter()
+    # fork: the workers inherit the compiled regex and start in milliseconds
+    with mp.get_context("fork").Pool(processes) as pool:
+        for part in pool.imap_unordered(_count_batch, _batches(docs, pattern, special_tokens)):
+            counts.update(part)
+    return counts
+
+
+def to_byte_counts(chunk_counts) -> dict[bytes, int]:
+    """Chunks as UTF-8 bytes, the alphabet the trainers work in.
+
+    >>> to_byte_counts({"é": 2})
+    {b'\\xc3\\xa9': 2}
+    """
+    return {chunk.encode("utf-8"): count for chunk, count in chunk_counts.items()}

@@ -1,0 +1,91 @@
+"""``train``: text in, Tokenizer out; and the choice of trainer and backend.
+
+The steps: resolve the split pattern, count the chunks (``corpus.py``), learn the
+merges with one of three trainers that share one rule (``textbook.py``,
+``incremental.py``, ``_incremental.pyx``), and give special tokens the ids after
+the merges.
+
+Backends (msgpack's way): the compiled ``_incremental`` is used when it was built,
+unless ``BPE_LESSON_PUREPYTHON=1`` is set; ``BACKEND`` says which one is active.
+
+What this module does not do: read files or follow a YAML config (``config.py``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import incremental, textbook
+from .corpus import count_chunks, to_byte_counts
+from .patterns import resolve_pattern
+from .tokenizer import Tokenizer
+
+try:
+    from . import _incremental
+except ImportError:  # not built: pip install -e . compiles it
+    _incremental = None
+
+BACKEND = "python" if (os.environ.get("BPE_LESSON_PUREPYTHON", "") not in ("", "0") or _incremental is None) else "cython"
+ALGORITHMS = ("textbook", "incremental")
+
+
+def get_trainer(algorithm: str = "incremental", backend: str | None = None):
+    """The module whose ``train_merges`` runs ``algorithm`` on ``backend``.
+
+    >>> get_trainer("textbook").__name__
+    'bpe_lesson.textbook'
+    """
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
+    backend = BACKEND if backend is None else backend
+    if backend not in ("python", "cython"):
+        raise ValueError(f"unknown backend {backend!r}; use 'python' or 'cython'")
+    if algorithm == "textbook":
+        return textbook  # one implementation: it exists to be read
+    if backend == "cython":
+        if _incremental is None:
+            raise RuntimeError("the Cython backend is not built; run `pip install -e .` (needs Cython and a C++ compiler)")
+        return _incremental
+    return incremental
+
+
+def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm="incremental",
+          backend=None, verbose=False, processes=None) -> Tokenizer:
+    """Train a byte-level BPE tokenizer.
+
+    ``text``: a str or an iterable of documents (str).
+    ``vocab_size``: ids in all: 256 bytes + merges + special tokens. Training stops
+    earlier when no pair occurs twice.
+    ``pattern``: "gpt2", "gpt4", "o200k", a regex, or None (each document is one chunk).
+    ``special_tokens``: strings that get the ids after the merges, in the given order.
+    ``algorithm``: "incremental" (fast) or "textbook" (recounts every pair each merge).
+    ``backend``: "python" or "cython" for the incremental algorithm; None = ``BACKEND``.
+
+    >>> tok = train("aaabdaaabac", 259, pattern=None)
+    >>> tok.encode("aaabdaaabac")
+    [258, 100, 258, 97, 99]
+    """
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise TypeError(f"vocab_size must be an int, got {vocab_size!r}")
+    if vocab_size < 256:
+        raise ValueError(f"vocab_size {vocab_size} is below 256: the 256 byte values are always in the vocabulary")
+    specials = list(special_tokens or [])
+    for s in specials:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"special tokens must be non-empty strings, got {s!r}")
+    if len(set(specials)) != len(specials):
+        raise ValueError(f"special tokens repeat: {specials!r}")
+    n_merges = vocab_size - 256 - len(specials)
+    if n_merges < 0:
+        raise ValueError(f"vocab_size {vocab_size} leaves no room for 256 bytes and {len(specials)} special tokens")
+    pattern = resolve_pattern(pattern)
+    impl = get_trainer(algorithm, backend)
+
+    chunk_counts = to_byte_counts(count_chunks(text, pattern, specials, processes))
+    from tqdm.auto import tqdm
+
+    # the bar appears only when training takes more than a moment
+    with tqdm(total=n_merges, desc="merges", unit="merge", delay=1.0, disable=verbose or n_merges == 0) as bar:
+        merges = impl.train_merges(chunk_counts, n_merges, verbose=verbose, progress=bar.update)
+    first = 256 + len(merges)
+    return Tokenizer(merges, pattern=pattern, special_tokens={s: first + k for k, s in enumerate(specials)})
