@@ -204,6 +204,12 @@ class Tokenizer:
         text = head[:-2] + ',\n "merges": [\n' + lines + ("\n ]\n}\n" if lines else "]\n}\n")
         atomic_write(path, text.encode("utf-8"))
 
+    def save_tiktoken(self, path) -> None:
+        """Write a ``.tiktoken`` file (ranks = our ids) and its JSON sidecar; see ``tiktoken_io``."""
+        from .tiktoken_io import save_tiktoken
+
+        save_tiktoken(self, path)
+
     @classmethod
     def load(cls, path) -> "Tokenizer":
         """Read what ``save`` wrote; a corrupt or truncated file raises ``ValueError``."""

@@ -1,0 +1,48 @@
+# Two commands matter (see README.md): `make book` and `make test`.
+# Both create .venv when it is missing and install requirements.txt and the package.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+MATHJAX := _mathjax/mathjax
+
+.PHONY: setup test test-unit test-python test-book book lab student clean bench
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml setup.py src/bpe_lesson/*.pyx
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q --no-build-isolation -e .
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bpe-lesson)" >/dev/null
+	@touch $(STAMP)
+
+# MathJax served from the files the pip package jupyter-server-mathjax installs (no CDN)
+$(MATHJAX)/MathJax.js: $(STAMP)
+	@mkdir -p _mathjax
+	rm -rf $(MATHJAX)
+	cp -r "$$($(PY) -c 'import jupyter_server_mathjax, os; print(os.path.join(os.path.dirname(jupyter_server_mathjax.__file__), "static"))')" $(MATHJAX)
+
+# unit tests (Cython backend, both backends parametrized), the whole suite again with
+# the pure-Python backend forced, then every chapter with nbval
+test: setup
+	$(PY) -m pytest -q tests
+	BPE_LESSON_PUREPYTHON=1 $(PY) -m pytest -q tests -m "not slow"
+	$(PY) -m pytest -q --nbval book/
+
+test-unit: setup
+	$(PY) -m pytest -q tests
+
+book: setup $(MATHJAX)/MathJax.js
+	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .
+
+lab: setup
+	$(VENV)/bin/jupyter lab book/
+
+student: setup
+	$(PY) -m bpe_lesson.exercises strip book/ student/
+
+clean:
+	rm -rf _build _mathjax student build src/*.egg-info

@@ -1,0 +1,120 @@
+"""The student version of the book: the same notebooks with the solutions taken out.
+
+Convention in ``book/*.ipynb`` (every chapter follows it):
+  * an exercise is a ``{exercise}`` directive with a ``:label:``;
+  * its solution is a code cell tagged ``solution``, inside a
+    ``{solution-start} LABEL`` / ``{solution-end}`` pair (so it folds away);
+  * a *check* code cell tagged ``check`` follows and asserts, so
+    ``pytest --nbval`` fails while the exercise is wrong or missing.
+  * No other cell uses what a solution cell defines, so an unsolved exercise
+    fails its own cells and nothing else.
+
+``python -m bpe_lesson.exercises strip book/ student/`` copies every notebook and
+replaces each solution cell by a stub that raises ``NotImplementedError``, with
+its outputs cleared.
+
+What this module does not do: grade anything itself (nbval does), or touch the
+markdown (the folded solution text, if any, stays).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+
+SOLUTION_TAG = "solution"
+CHECK_TAG = "check"
+_LABEL = re.compile(r"\{solution-start\}\s+(\S+)")
+
+
+def _source(cell) -> str:
+    s = cell.get("source", "")
+    return "".join(s) if isinstance(s, list) else s
+
+
+def stub_for(label: str, solution: str) -> str:
+    """The code a student sees instead of the solution.
+
+    Each top-level ``def`` line is kept with a body that raises; a solution with no
+    function (say, a number to compute) becomes a cell that raises.
+
+    >>> print(stub_for("ex-pairs", "def count_pairs(ids):\\n    return {}"))
+    # Exercise ex-pairs: write your solution here, then run the check cell below.
+    def count_pairs(ids):
+        raise NotImplementedError("exercise ex-pairs is not solved yet")
+    >>> print(stub_for("ex-share", "share = 98.3 / 501.8"))
+    # Exercise ex-share: write your solution here, then run the check cell below.
+    raise NotImplementedError("exercise ex-share is not solved yet")
+    """
+    msg = f'raise NotImplementedError("exercise {label} is not solved yet")'
+    lines = [f"# Exercise {label}: write your solution here, then run the check cell below."]
+    defs = [line for line in solution.splitlines() if line.startswith("def ")]
+    for line in defs:
+        lines += [line, "    " + msg]
+    if not defs:
+        lines.append(msg)
+    return "\n".join(lines)
+
+
+def strip_notebook(nb: dict) -> tuple[dict, list[str]]:
+    """Replace every solution cell of one notebook; return it and the labels stripped."""
+    label = None
+    stripped = []
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            m = _LABEL.search(_source(cell))
+            if m:
+                label = m.group(1)
+            continue
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.get("cell_type") == "code" and SOLUTION_TAG in tags:
+            name = label or f"solution-{len(stripped) + 1}"
+            cell["source"] = stub_for(name, _source(cell))
+            cell["outputs"] = []
+            cell["execution_count"] = None
+            stripped.append(name)
+    return nb, stripped
+
+
+def strip_tree(src: str, dst: str) -> dict[str, list[str]]:
+    """Write a stripped copy of every notebook under ``src`` into ``dst``; other files are not copied."""
+    report = {}
+    for root, dirs, files in os.walk(src):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "_build")
+        for f in sorted(files):
+            if not f.endswith(".ipynb"):
+                continue
+            path = os.path.join(root, f)
+            with open(path, encoding="utf-8") as fh:
+                nb = json.load(fh)
+            nb, labels = strip_notebook(nb)
+            out = os.path.join(dst, os.path.relpath(path, src))
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            tmp = out + ".tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(nb, fh, indent=1, ensure_ascii=False)
+                fh.write("\n")
+            os.replace(tmp, out)
+            report[os.path.relpath(path, src)] = labels
+    return report
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bpe_lesson.exercises",
+                                description="Write the student version of the book (solutions replaced by stubs).")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("strip", help="copy SRC's notebooks into DST with the solutions taken out")
+    s.add_argument("src")
+    s.add_argument("dst")
+    args = p.parse_args(argv)
+    report = strip_tree(args.src, args.dst)
+    for nb, labels in report.items():
+        print(f"{nb}: {len(labels)} exercise(s) stripped" + (f" ({', '.join(labels)})" if labels else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

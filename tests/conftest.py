@@ -1,0 +1,54 @@
+"""Shared fixtures: every trainer/encoder test runs on each backend.
+
+``backend`` parametrizes a test over "python" and "cython" (the Cython one is
+skipped only when BPE_LESSON_PUREPYTHON=1 forces the pure-Python backend; a
+missing build is a failure, see test_backend.py). ``stdlib_text`` and
+``prose_text`` are real text every machine with Python has.
+"""
+
+import glob
+import os
+
+import pytest
+
+import bpe_lesson
+
+BACKENDS = ["python", "cython"]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: larger inputs; skipped in the second, pure-Python run of the suite")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    if request.param == "cython" and bpe_lesson.BACKEND == "python":
+        pytest.skip("BPE_LESSON_PUREPYTHON=1: the Cython backend is disabled for this run")
+    return request.param
+
+
+def stdlib_files(limit_bytes=None):
+    """Paths of CPython standard-library sources (Lib/*.py), sorted, up to limit_bytes in all."""
+    files = sorted(glob.glob(os.path.join(os.path.dirname(os.__file__), "*.py")))
+    out, total = [], 0
+    for f in files:
+        size = os.path.getsize(f)
+        if limit_bytes is not None and total + size > limit_bytes:
+            break
+        out.append(f)
+        total += size
+    return out
+
+
+@pytest.fixture(scope="session")
+def stdlib_docs():
+    """About 400 KB of real Python code, one document per file."""
+    return [open(f, encoding="utf-8", errors="replace").read() for f in stdlib_files(400_000)]
+
+
+@pytest.fixture(scope="session")
+def prose_docs():
+    """English prose: the help topics of pydoc_data.topics, one document per topic."""
+    from pydoc_data.topics import topics
+
+    return [topics[k] for k in sorted(topics)]
