@@ -20,7 +20,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: larger inputs; skipped in the second, pure-Python run of the suite")
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=BACKENDS, scope="session")
 def backend(request):
     if request.param == "cython" and bpe_lesson.BACKEND == "python":
         pytest.skip("BPE_LESSON_PUREPYTHON=1: the Cython backend is disabled for this run")

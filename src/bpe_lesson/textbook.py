@@ -26,8 +26,8 @@ from collections import Counter
 def count_pairs(words: dict[tuple[int, ...], int]) -> Counter:
     """Count adjacent pairs over all words, each weighted by its count.
 
-    >>> count_pairs({(97, 97, 97): 1, (97, 98): 2})
-    Counter({(97, 98): 2, (97, 97): 2})
+    >>> count_pairs({(97, 97, 97): 1, (97, 98): 2})   # "aaa" holds (a, a) twice
+    Counter({(97, 97): 2, (97, 98): 2})
     """
     pairs = Counter()  # (int, int) -> int
     for word, count in words.items():

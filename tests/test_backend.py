@@ -1,0 +1,32 @@
+"""The compiled backend is built and chosen, and the environment switch forces Python."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import bpe_lesson
+from bpe_lesson.trainer import get_trainer
+
+
+@pytest.mark.skipif(os.environ.get("BPE_LESSON_PUREPYTHON", "") not in ("", "0"),
+                    reason="this run forces the pure-Python backend on purpose")
+def test_cython_backend_is_built_and_active():
+    # fails when `pip install -e .` did not compile the extension
+    from bpe_lesson import _incremental
+
+    assert bpe_lesson.BACKEND == "cython"
+    assert get_trainer("incremental").__name__ == "bpe_lesson._incremental"
+    assert _incremental.__file__.endswith((".so", ".pyd"))
+
+
+def test_environment_variable_forces_pure_python():
+    env = dict(os.environ, BPE_LESSON_PUREPYTHON="1")
+    out = subprocess.run([sys.executable, "-c", "import bpe_lesson; print(bpe_lesson.BACKEND)"],
+                         env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "python"
+
+
+def test_textbook_has_one_implementation():
+    assert get_trainer("textbook", "cython").__name__ == "bpe_lesson.textbook"

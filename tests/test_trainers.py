@@ -1,0 +1,177 @@
+"""The three trainers share one rule and give identical merges.
+
+Each behaviour test runs on both backends (the ``backend`` fixture) and on the
+textbook trainer; hypothesis compares all three on random corpora.
+"""
+
+import contextlib
+import io
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bpe_lesson
+from bpe_lesson import incremental, textbook
+from bpe_lesson.corpus import count_chunks, to_byte_counts
+from bpe_lesson.patterns import GPT4_PATTERN
+from bpe_lesson.trainer import get_trainer
+
+
+def implementations(backend):
+    """The textbook trainer and the incremental trainer of ``backend``."""
+    return [textbook, get_trainer("incremental", backend)]
+
+
+def test_hand_checkable_case(backend):
+    # minbpe's example: 3 merges on "aaabdaaabac"
+    tok = bpe_lesson.train("aaabdaaabac", 256 + 3, pattern=None, backend=backend)
+    assert tok.merges == [((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
+    assert tok.encode("aaabdaaabac") == [258, 100, 258, 97, 99]
+    assert tok.vocab[258] == b"aaab"
+
+
+def test_textbook_algorithm_gives_the_same_tokenizer(backend):
+    a = bpe_lesson.train("aaabdaaabac", 259, pattern=None, algorithm="textbook")
+    b = bpe_lesson.train("aaabdaaabac", 259, pattern=None, backend=backend)
+    assert a.merges == b.merges
+
+
+def test_overlapping_pairs_count_and_merge_left_to_right(backend):
+    for impl in implementations(backend):
+        # "aaa" holds (a, a) twice, so it is merged; then (aa, a) occurs once: stop
+        assert impl.train_merges({b"aaa": 1}, 10) == [((97, 97), 256)]
+        # "aa" holds it once: below 2, no merge at all
+        assert impl.train_merges({b"aa": 1}, 10) == []
+    tok = bpe_lesson.train("aaaaa", 257, pattern=None, backend=backend)
+    assert tok.encode("aaaaa") == [256, 256, 97]  # left to right
+
+
+def test_ties_go_to_the_smallest_pair(backend):
+    for impl in implementations(backend):
+        # (120, 121) "xy" and (97, 98) "ab" both occur twice; (97, 98) is smaller
+        merges = impl.train_merges({b"xy": 2, b"ab": 2}, 1)
+        assert merges == [((97, 98), 256)]
+        # the left id decides first, then the right id
+        merges = impl.train_merges({b"bz": 3, b"ca": 3, b"by": 3}, 3)
+        assert [p for p, _ in merges] == [(98, 121), (98, 122), (99, 97)]
+
+
+def test_highest_count_wins(backend):
+    for impl in implementations(backend):
+        merges = impl.train_merges({b"zz": 5, b"ab": 4}, 2)
+        assert merges == [((122, 122), 256), ((97, 98), 257)]
+
+
+def test_stops_at_the_budget_and_when_no_pair_repeats(backend, prose_docs):
+    tok = bpe_lesson.train(prose_docs[:5], 300, backend=backend)
+    assert len(tok.merges) == 300 - 256
+    assert tok.vocab_size == 300
+    tiny = bpe_lesson.train("abcabc", 1000, pattern=None, backend=backend)
+    # (a,b) x2 -> ab; (ab,c) x2 -> abc; (abc,abc) x1: stop
+    assert [tiny.vocab[n] for _, n in tiny.merges] == [b"ab", b"abc"]
+
+
+def test_a_pair_whose_bytes_already_are_a_token_is_skipped(backend):
+    # Base merges in which "aaaa" is made as a + aaa. Replaying them on "aaaa"
+    # gives [aa, aa] (the pair (aa, a) never forms), so training then meets the pair
+    # (aa, aa) whose bytes "aaaa" already are token 258: it must be skipped.
+    base = [((97, 97), 256), ((256, 97), 257), ((97, 257), 258)]
+    for impl in implementations(backend):
+        merges = impl.train_merges({b"aaaa": 5, b"bb": 3}, 5, base_merges=base)
+        assert merges == [((98, 98), 259)]  # (256, 256) skipped, no id used
+
+
+def test_special_ids_follow_the_merges(backend):
+    tok = bpe_lesson.train("hello hello hello", 260, special_tokens=["<|endoftext|>", "<|pad|>"], backend=backend)
+    n = 256 + len(tok.merges)
+    assert tok.special_tokens == {"<|endoftext|>": n, "<|pad|>": n + 1}
+    assert tok.vocab_size == n + 2 <= 260
+
+
+def test_winning_counts_never_increase(backend, prose_docs):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        bpe_lesson.train(prose_docs[:20], 256 + 400, backend=backend, verbose=True)
+    counts = [int(m) for m in re.findall(r"count (\d+)$", out.getvalue(), flags=re.M)]
+    assert len(counts) == 400
+    assert all(a >= b for a, b in zip(counts, counts[1:]))
+
+
+def test_verbose_prints_each_merge_readably(backend, capsys):
+    bpe_lesson.train("aaabdaaabac", 259, pattern=None, backend=backend, verbose=True)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        "merge 1: (b'a', b'a') -> b'aa' count 4",
+        "merge 2: (b'a', b'b') -> b'ab' count 2",
+        "merge 3: (b'aa', b'ab') -> b'aaab' count 2",
+    ]
+
+
+# ---- agreement on random corpora -------------------------------------------------
+
+# a small alphabet makes many repeated pairs; some arbitrary Unicode on top
+words = st.text(alphabet=st.sampled_from("aab bcd\n\t é€😀"), min_size=1, max_size=40)
+corpora = st.lists(st.one_of(words, st.text(max_size=30)), min_size=1, max_size=12)
+
+
+@st.composite
+def base_merge_lists(draw):
+    """Random earlier merges (distinct bytes), to exercise phases and the skip rule."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    known = set(vocab.values())
+    merges = []
+    for _ in range(draw(st.integers(0, 6))):
+        pool = [97, 98, 32, 99] + [n for _, n in merges]
+        a = draw(st.sampled_from(pool))
+        b = draw(st.sampled_from(pool))
+        joined = vocab[a] + vocab[b]
+        if joined in known:
+            continue
+        n = 256 + len(merges)
+        vocab[n] = joined
+        known.add(joined)
+        merges.append(((a, b), n))
+    return merges
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=corpora, n=st.integers(0, 60), pattern=st.sampled_from([None, "gpt4", "gpt2", "o200k"]),
+       base=base_merge_lists())
+def test_three_trainers_agree_on_random_corpora(backend, docs, n, pattern, base):
+    counts = to_byte_counts(count_chunks(docs, bpe_lesson.patterns.resolve_pattern(pattern)))
+    expected = textbook.train_merges(counts, n, base_merges=base)
+    assert incremental.train_merges(counts, n, base_merges=base) == expected
+    assert get_trainer("incremental", backend).train_merges(counts, n, base_merges=base) == expected
+
+
+# ---- agreement on real text ------------------------------------------------------
+
+def test_three_trainers_agree_on_real_prose(backend, prose_docs):
+    counts = to_byte_counts(count_chunks(prose_docs[:30], GPT4_PATTERN))
+    expected = textbook.train_merges(counts, 150)
+    assert len(expected) == 150
+    assert get_trainer("incremental", backend).train_merges(counts, 150) == expected
+
+
+def test_incremental_trainers_agree_on_real_code(stdlib_docs):
+    counts = to_byte_counts(count_chunks(stdlib_docs, GPT4_PATTERN))
+    py = incremental.train_merges(counts, 2000)
+    assert len(py) == 2000
+    if bpe_lesson.BACKEND == "cython":
+        assert get_trainer("incremental", "cython").train_merges(counts, 2000) == py
+
+
+def test_no_pattern_long_documents(backend, stdlib_docs):
+    docs = stdlib_docs[:3]
+    counts = to_byte_counts(count_chunks(docs, None))
+    assert len(counts) == 3
+    expected = textbook.train_merges(counts, 40)
+    assert get_trainer("incremental", backend).train_merges(counts, 40) == expected
+
+
+@pytest.mark.slow
+def test_parallel_counting_equals_serial(stdlib_docs):
+    docs = stdlib_docs * 3
+    assert count_chunks(docs, GPT4_PATTERN, processes=2) == count_chunks(docs, GPT4_PATTERN, processes=1)
