@@ -10,7 +10,11 @@ The rule (shared with ``incremental.py`` and ``_incremental.pyx``):
   * merge the pair with the highest count (overlapping occurrences count: "aaa" has
     two (a, a) pairs);
   * ties go to the smallest (left id, right id);
-  * a pair whose concatenated bytes already are a token is skipped and uses no id;
+  * a pair whose concatenated bytes already are a token is skipped and uses no id
+    (every id's bytes stay distinct, as a .tiktoken file requires). Training from
+    bytes never meets such a pair (the book's chapter "Overlaps, ties and order"
+    proves it); it arises when training continues from merges written by hand,
+    such as the YAML trainer's hardcoded merges;
   * new ids are 256, 257, ... in merge order; stop at the budget or when the best
     count is below 2.
 
