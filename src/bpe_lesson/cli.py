@@ -3,7 +3,7 @@
 Subcommands:
   train -c CONFIG.yaml     train a tokenizer from a YAML config (``config.py``)
   pack ...                 encode documents into token shards (``data.py``)
-  verify DIR               re-check a shard directory against its manifest (``data.py``)
+  verify DIR               re-check a shard directory against its manifest (``shards.py``)
 
 What this module does not do: any work itself; each subcommand's module owns its
 options (``add_arguments``) and its behaviour (``run``).
@@ -19,7 +19,7 @@ import sys
 COMMANDS = {
     "train": ("bpe_lesson.config", "train a tokenizer from a YAML config"),
     "pack": ("bpe_lesson.data", "encode documents into uint16/uint32 token shards with a manifest"),
-    "verify": ("bpe_lesson.data", "re-check a shard directory against its manifest"),
+    "verify": ("bpe_lesson.shards", "re-check a shard directory against its manifest"),
 }
 
 

@@ -1,0 +1,370 @@
+"""Packing: documents in, EOS-delimited token shards and a manifest out (``bpe-lesson pack``).
+
+The steps of ``pack``:
+  1. read documents in a fixed order (one per file, one per ``.jsonl`` line, one
+     per parquet row), skipping empty ones;
+  2. encode each with ``encode_ordinary`` (so the *text* "<|endoftext|>" inside a
+     document stays plain text and can never pose as a document boundary) and
+     append the EOS id; worker processes do this when the input is large;
+  3. append whole documents to the current shard until the next one would not
+     fit, then close it: ``shard_00000.bin``, ``shard_00001.bin``, ... are
+     headerless little-endian arrays of uint16 ids (every id below 65,536) or
+     uint32 (otherwise);
+  4. after each shard, record the progress in ``pack_state.json``, so a killed run
+     resumes at the first document of the shard it was writing;
+  5. at the end write ``manifest.json`` (sizes, counts and hashes of every shard).
+
+The format of the folder, and ``verify``, which re-checks it, are in ``shards.py``.
+
+What this module does not do: check a finished folder (``shards.py``), serve
+training windows (``dataset.py``) or chat data (``chat.py``); it imports no
+torch. It does not shuffle documents: the order of the sources is the order of
+the shards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import hashlib
+import json
+import multiprocessing as mp
+import os
+import re
+from collections import deque
+
+import numpy as np
+
+from ._files import atomic_write
+from .shards import (DEFAULT_EOS, FORMAT, MANIFEST, STATE, VERSION, dtype_for, embedding_rows, load_tokenizer,
+                     sha256_file, shard_name, special_id, tokenizer_fingerprint)
+
+DEFAULT_SHARD_TOKENS = 50_000_000
+# below this many bytes of input, worker processes cost more than they save
+PARALLEL_MIN_BYTES = 2_000_000
+_BATCH_CHARS = 256_000  # text per task sent to a worker
+
+
+# ---- reading documents --------------------------------------------------------
+def expand_sources(sources) -> list[str]:
+    """Files in order: each source as given; a folder becomes its files, sorted, recursively."""
+    out = []
+    for s in [sources] if isinstance(sources, (str, os.PathLike)) else sources:
+        s = os.fspath(s)
+        if os.path.isdir(s):
+            found = [p for p in glob.glob(os.path.join(s, "**", "*"), recursive=True) if os.path.isfile(p)]
+            out += sorted(found)
+        elif os.path.isfile(s):
+            out.append(s)
+        else:
+            raise FileNotFoundError(f"source {s!r} is neither a file nor a folder")
+    return out
+
+
+def iter_documents(paths, text_field: str = "text"):
+    """Yield ``(label, text)`` for every document of the files, in order.
+
+    ``.jsonl``: one document per non-blank line, its ``text_field``; ``.parquet``:
+    one per row of the column ``text_field``; any other file is one document (UTF-8).
+
+    >>> import tempfile; path = os.path.join(tempfile.mkdtemp(), "a.jsonl")
+    >>> _ = open(path, "w").write('{"text": "hi"}\\n\\n{"text": ""}\\n')
+    >>> [(os.path.basename(label), text) for label, text in iter_documents([path])]
+    [('a.jsonl:1', 'hi'), ('a.jsonl:3', '')]
+    """
+    for path in paths:
+        if path.endswith(".jsonl"):
+            with open(path, encoding="utf-8") as f:
+                for lineno, line in enumerate(f, start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        obj = json.loads(line)
+                    except json.JSONDecodeError as e:
+                        raise ValueError(f"{path}, line {lineno}: not valid JSON ({e})") from None
+                    text = obj.get(text_field) if isinstance(obj, dict) else None
+                    if not isinstance(text, str):
+                        keys = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
+                        raise ValueError(f"{path}, line {lineno}: no string field {text_field!r} (found {keys}); "
+                                         f"name the text field with --text-field")
+                    yield f"{path}:{lineno}", text
+        elif path.endswith(".parquet"):
+            import pyarrow.parquet as pq
+
+            pf = pq.ParquetFile(path)
+            if text_field not in pf.schema_arrow.names:
+                raise ValueError(f"{path}: no column {text_field!r} (columns: {pf.schema_arrow.names}); "
+                                 f"name the text column with --text-field")
+            row = 0
+            for batch in pf.iter_batches(columns=[text_field], batch_size=4096):
+                for text in batch.column(0).to_pylist():
+                    yield f"{path}[row {row}]", text or ""
+                    row += 1
+        else:
+            with open(path, "rb") as f:
+                raw = f.read()
+            try:
+                yield path, raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 4]!r})") from None
+
+
+# ---- encoding, in this process or in a pool ------------------------------------
+_worker = {}  # the tokenizer, EOS id and dtype of this (worker) process
+
+
+def _init_worker(tokenizer, eos_id, dtype):
+    if isinstance(tokenizer, str):  # spawn: a fresh process loads the tokenizer file itself
+        tokenizer = load_tokenizer(tokenizer)
+    _worker.update(tokenizer=tokenizer, eos_id=eos_id, dtype=dtype)
+
+
+def _encode_batch(texts):
+    """Encode documents; return (lengths with the EOS, all ids with an EOS after each)."""
+    tok, eos = _worker["tokenizer"], _worker["eos_id"]
+    flat, lengths = [], []  # list[int], list[int]
+    for text in texts:
+        ids = tok.encode_ordinary(text)
+        flat.extend(ids)
+        flat.append(eos)
+        lengths.append(len(ids) + 1)
+    # subtle: "<" pins little-endian, whatever the machine; numpy raises on an id too big for the dtype
+    return np.array(lengths, dtype=np.int64), np.array(flat, dtype=np.dtype(_worker["dtype"]).newbyteorder("<"))
+
+
+def _encoded(batches, tokenizer, tokenizer_path, eos_id, dtype, processes):
+    """Yield ``(batch, (lengths, flat))`` in input order, with at most 2 x processes tasks in flight."""
+    if processes <= 1:
+        _init_worker(tokenizer, eos_id, dtype)
+        for batch in batches:
+            yield batch, _encode_batch([t for _, _, t in batch])
+        return
+    # fork (Linux): workers inherit the tokenizer, nothing is pickled, and they start in
+    # milliseconds, in a notebook too; elsewhere (spawn) each worker loads the file
+    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+    init = (tokenizer if method == "fork" else tokenizer_path, eos_id, dtype)
+    with mp.get_context(method).Pool(processes, initializer=_init_worker, initargs=init) as pool:
+        pending = deque()  # (batch, AsyncResult), oldest first
+        for batch in batches:
+            pending.append((batch, pool.apply_async(_encode_batch, ([t for _, _, t in batch],))))
+            if len(pending) >= 2 * processes:
+                b, r = pending.popleft()
+                yield b, r.get()
+        while pending:
+            b, r = pending.popleft()
+            yield b, r.get()
+
+
+def _batches(docs, start: int, seen: list):
+    """Group ``(index, label, text)`` of the non-empty documents from index ``start`` on.
+
+    ``seen[0]`` ends as the number of documents read, empty ones included.
+    """
+    batch, size = [], 0
+    for index, (label, text) in enumerate(docs):
+        seen[0] = index + 1
+        if index < start or not text:
+            continue
+        batch.append((index, label, text))
+        size += len(text)
+        if size >= _BATCH_CHARS:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+# ---- writing shards -------------------------------------------------------------
+class ShardWriter:
+    """Appends whole documents to ``shard_NNNNN.bin`` files of at most ``shard_tokens`` ids.
+
+    A shard is written to a hidden temporary file and renamed when complete, so a
+    file named ``shard_*.bin`` is always whole. ``close_shard`` returns its record.
+    """
+
+    def __init__(self, out_dir, dtype: str, shard_tokens: int, eos_id: int, first_index: int = 0):
+        self.out_dir, self.shard_tokens, self.eos_id = out_dir, shard_tokens, eos_id
+        self.dtype = np.dtype(dtype).newbyteorder("<")  # e.g. uint16 -> "<u2"
+        self.index = first_index
+        self._file = None
+
+    def fits(self, n: int) -> bool:
+        return self._file is None or self.n_tokens + n <= self.shard_tokens
+
+    def add(self, ids: np.ndarray) -> None:
+        """Append one document's ids (ending in EOS) to the open shard."""
+        # subtle: an int64 array would write 8 bytes per id, and nothing downstream could tell
+        if ids.dtype != self.dtype or len(ids) == 0 or ids[-1] != self.eos_id:
+            raise ValueError(f"a document must arrive as {self.dtype} ids ending in EOS {self.eos_id}, "
+                             f"got {ids.dtype} ids ending in {ids[-1] if len(ids) else 'nothing'}")
+        if self._file is None:
+            self._tmp = os.path.join(self.out_dir, "." + shard_name(self.index) + ".tmp")
+            self._file = open(self._tmp, "wb")
+            self._hash, self.n_tokens, self.n_eos = hashlib.sha256(), 0, 0
+        data = memoryview(np.ascontiguousarray(ids)).cast("B")
+        self._file.write(data)
+        self._hash.update(data)
+        self.n_tokens += len(ids)
+        self.n_eos += 1
+
+    def close_shard(self) -> dict | None:
+        if self._file is None:
+            return None
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        self._file = None
+        name = shard_name(self.index)
+        os.replace(self._tmp, os.path.join(self.out_dir, name))
+        self.index += 1
+        return {"index": self.index - 1, "path": name, "n_tokens": self.n_tokens, "n_eos": self.n_eos,
+                "sha256": self._hash.hexdigest()}
+
+
+def _write_json(path, obj) -> None:
+    atomic_write(path, (json.dumps(obj, indent=1) + "\n").encode("utf-8"))
+
+
+def _clean_partial(out_dir, keep: int) -> None:
+    """Remove temporary files and any shard numbered ``keep`` or above (a killed run's leftovers)."""
+    for pattern in (".shard_*.tmp", "." + STATE + ".*.tmp", "." + MANIFEST + ".*.tmp"):
+        for p in glob.glob(os.path.join(out_dir, pattern)):
+            os.unlink(p)
+    for p in glob.glob(os.path.join(out_dir, "shard_*.bin")):
+        m = re.fullmatch(r"shard_(\d+)\.bin", os.path.basename(p))
+        if m and int(m.group(1)) >= keep:
+            os.unlink(p)
+
+
+def _start_or_resume(out_dir, settings: dict, overwrite: bool) -> dict:
+    """The state to continue from: a killed run's (same settings), or a fresh one written now."""
+    state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
+    if os.path.exists(state_path):
+        with open(state_path, encoding="utf-8") as f:
+            state = json.load(f)
+        changed = [k for k in settings if state["settings"].get(k) != settings[k]]
+        if not changed:
+            return state  # resume
+        if not overwrite:
+            raise ValueError(f"{out_dir} holds an unfinished pack with other settings ({', '.join(changed)} "
+                             f"differ); pack into another folder, or pass --overwrite to start over")
+    old = glob.glob(os.path.join(out_dir, "shard_*.bin"))
+    if (old or os.path.exists(manifest_path)) and not overwrite:
+        raise ValueError(f"{out_dir} already holds shards; pack into an empty folder or pass --overwrite")
+    for p in old + [manifest_path, state_path]:
+        if os.path.exists(p):
+            os.unlink(p)
+    state = {"settings": settings, "next_document": 0, "documents": 0, "empty_documents": 0, "shards": []}
+    _write_json(state_path, state)  # from here on, shard files in this folder are ours
+    return state
+
+
+# ---- pack -----------------------------------------------------------------------
+def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, eos: str = DEFAULT_EOS,
+         pad: str | None = None, text_field: str = "text", processes: int | None = None,
+         overwrite: bool = False, progress: bool = True) -> dict:
+    """Encode the documents of ``sources`` into shards in ``out_dir``; return the manifest.
+
+    ``tokenizer``: the path of a JSON or ``.tiktoken`` tokenizer file (its sha256
+    goes into the manifest). ``processes=None``: all cores when the input is
+    large, one otherwise. A run over a folder that holds ``pack_state.json`` with
+    the same settings resumes where that run stopped.
+    """
+    from tqdm import tqdm  # plain text: tqdm.auto needs ipywidgets in a notebook
+
+    if isinstance(shard_tokens, bool) or not isinstance(shard_tokens, int) or shard_tokens < 2:
+        raise ValueError(f"shard_tokens must be an int >= 2 (a document needs at least one id and its EOS), "
+                         f"got {shard_tokens!r}")
+    tok_path = os.fspath(tokenizer)
+    tok = load_tokenizer(tok_path)
+    eos_id = special_id(tok, eos, "EOS")
+    pad_id = None if pad is None else special_id(tok, pad, "PAD")
+    vocab_size = embedding_rows(tok)
+    dtype = dtype_for(vocab_size)
+    paths = expand_sources(sources)
+    settings = {
+        "sources": [[os.path.abspath(p), os.path.getsize(p)] for p in paths],
+        "text_field": text_field, "tokenizer_sha256": sha256_file(tok_path),
+        "eos_token_id": eos_id, "dtype": dtype, "shard_size_tokens": shard_tokens,
+    }
+    os.makedirs(out_dir, exist_ok=True)
+    state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
+
+    state = _start_or_resume(out_dir, settings, overwrite)
+    shards = state["shards"]  # list of shard records, in order
+    _clean_partial(out_dir, keep=len(shards))
+
+    if processes is None:
+        processes = os.cpu_count() or 1
+        if sum(size for _, size in settings["sources"]) < PARALLEL_MIN_BYTES:
+            processes = 1
+    writer = ShardWriter(out_dir, dtype, shard_tokens, eos_id, first_index=len(shards))
+    # what the state file will say once the open shard is closed: (next_document, documents, empty_documents)
+    done = (state["next_document"], state["documents"], state["empty_documents"])
+    n_docs, n_empty, last_index = done[1], done[2], done[0] - 1
+
+    def save_shard(record):
+        shards.append(record)
+        state.update(next_document=done[0], documents=done[1], empty_documents=done[2])
+        _write_json(state_path, state)  # after the rename: a shard on disk is only "done" once recorded
+
+    seen = [0]  # documents read so far, empty ones included
+    docs = _batches(iter_documents(paths, text_field), done[0], seen)
+    with tqdm(desc="pack", unit="doc", delay=2.0, disable=not progress) as bar:
+        for batch, (lengths, flat) in _encoded(docs, tok, tok_path, eos_id, dtype, processes):
+            offset = 0
+            for (index, label, _), n in zip(batch, lengths.tolist()):
+                n_empty += index - last_index - 1  # the empty documents skipped since the last one
+                last_index = index
+                if n > shard_tokens:
+                    raise ValueError(f"document {label} is {n - 1} tokens + 1 EOS = {n}, more than --shard-tokens "
+                                     f"{shard_tokens}; a document never spans two shards, so raise the budget")
+                if not writer.fits(n):
+                    save_shard(writer.close_shard())
+                writer.add(flat[offset : offset + n])
+                offset += n
+                n_docs += 1
+                done = (index + 1, n_docs, n_empty)
+            bar.update(len(batch))
+    n_empty += max(seen[0], done[0]) - last_index - 1  # empty documents at the very end
+    record = writer.close_shard()
+    if record is not None:
+        save_shard(record)
+
+    manifest = {
+        "format": FORMAT, "version": VERSION,
+        "vocab_size": vocab_size, "eos_token": eos, "eos_token_id": eos_id,
+        "pad_token": pad, "pad_token_id": pad_id,
+        "tokenizer": {"name": os.path.basename(tok_path), "sha256": settings["tokenizer_sha256"],
+                      "fingerprint": tokenizer_fingerprint(tok)},
+        "dtype": dtype, "byte_order": "little", "shard_size_tokens": shard_tokens,
+        "total_tokens": sum(s["n_tokens"] for s in shards), "shard_count": len(shards),
+        "documents": n_docs, "empty_documents_skipped": n_empty, "shards": shards,
+    }
+    _write_json(manifest_path, manifest)
+    os.unlink(state_path)
+    return manifest
+
+
+# ---- the command line ---------------------------------------------------------------
+def add_pack_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("sources", nargs="+", metavar="SOURCE",
+                   help="files or folders: .jsonl (a document per line), .parquet (per row), any other file (one document)")
+    p.add_argument("--tokenizer", required=True, help="tokenizer file: our .json or a .tiktoken")
+    p.add_argument("--out", required=True, help="folder for the shards and manifest.json")
+    p.add_argument("--shard-tokens", type=int, default=DEFAULT_SHARD_TOKENS,
+                   help=f"most ids per shard (default {DEFAULT_SHARD_TOKENS:,})")
+    p.add_argument("--eos", default=DEFAULT_EOS, help=f"special token appended after every document (default {DEFAULT_EOS})")
+    p.add_argument("--pad", default=None, help="special token recorded as pad_token_id (default: none)")
+    p.add_argument("--text-field", default="text", help="the text field of .jsonl lines / parquet rows (default: text)")
+    p.add_argument("--processes", type=int, default=None, help="worker processes (default: all cores for large inputs)")
+    p.add_argument("--overwrite", action="store_true", help="replace the shards of a finished pack in --out")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run_pack(args) -> int:
+    m = pack(args.sources, args.tokenizer, args.out, shard_tokens=args.shard_tokens, eos=args.eos, pad=args.pad,
+             text_field=args.text_field, processes=args.processes, overwrite=args.overwrite, progress=not args.quiet)
+    print(f"packed {m['documents']:,} documents ({m['empty_documents_skipped']:,} empty ones skipped) into "
+          f"{m['total_tokens']:,} {m['dtype']} tokens in {m['shard_count']} shard(s) in {args.out}")
+    return 0
