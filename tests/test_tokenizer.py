@@ -207,3 +207,14 @@ def test_invalid_utf8_decodes_to_replacement_character():
 def test_documents_must_be_strings():
     with pytest.raises(TypeError, match="documents must be str"):
         bpe_lesson.train([b"bytes"], 300)
+
+
+def test_lone_surrogates_become_replacement_characters_like_tiktoken(trained, backend):
+    tok = trained(backend)
+    enc = tiktoken.Encoding(name="ours", pat_str=tok.pattern,
+                            mergeable_ranks={b: i for i, b in tok.vocab.items()},
+                            special_tokens=tok.special_tokens)
+    for s in ["a\ud800b", "\udfff", "x \ud83d y"]:
+        assert tok.encode(s) == enc.encode(s)
+        assert tok.encode_ordinary(s) == enc.encode_ordinary(s)
+        assert tok.decode(tok.encode(s)) == s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

@@ -175,3 +175,30 @@ def test_no_pattern_long_documents(backend, stdlib_docs):
 def test_parallel_counting_equals_serial(stdlib_docs):
     docs = stdlib_docs * 3
     assert count_chunks(docs, GPT4_PATTERN, processes=2) == count_chunks(docs, GPT4_PATTERN, processes=1)
+
+
+# ---- the compiled front end counts exactly what the regex path counts -------------
+
+@pytest.mark.parametrize("pattern", ["gpt2", "gpt4", "o200k", None])
+def test_compiled_chunk_counting_equals_regex_counting(pattern, stdlib_docs, prose_docs):
+    if bpe_lesson.BACKEND == "python":
+        pytest.skip("BPE_LESSON_PUREPYTHON=1")
+    from bpe_lesson.corpus import count_chunk_bytes
+
+    docs = stdlib_docs[:40] + prose_docs[:40] + ["a<|endoftext|>b<|endoftext|>", "ünïcödé 😀\r\n  x"]
+    specials = ["<|endoftext|>"]
+    slow = count_chunk_bytes(docs, pattern, specials, processes=1, fast=False)
+    assert count_chunk_bytes(docs, pattern, specials, processes=1) == slow
+    assert count_chunk_bytes(docs, pattern, specials, processes=2) == slow
+    assert not any(b"endoftext" in c for c in slow)
+
+
+@settings(max_examples=100, deadline=None)
+@given(docs=corpora, pattern=st.sampled_from([None, "gpt4", "gpt2", "o200k"]))
+def test_compiled_chunk_counting_on_random_text(docs, pattern):
+    if bpe_lesson.BACKEND == "python":
+        return
+    from bpe_lesson.corpus import count_chunk_bytes
+
+    docs = [d.encode("utf-8", "replace").decode("utf-8") for d in docs]  # no lone surrogates
+    assert count_chunk_bytes(docs, pattern, processes=2) == count_chunk_bytes(docs, pattern, processes=1, fast=False)

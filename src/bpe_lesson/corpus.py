@@ -7,6 +7,10 @@ out first and never counted, so no merge can ever reach into one.
 On a large corpus this step, not the merge loop, is most of the time (Python's
 ``regex`` splits at roughly 10 MB/s on one core), so ``count_chunks`` spreads
 the documents over worker processes (map) and adds their counters (reduce).
+``count_chunk_bytes``, what ``train`` calls, goes faster still when the compiled
+backend is active and the pattern is a named one (or None): the hand-written
+scanners of ``_encoder.pyx`` count into a C++ map with the GIL released, one
+thread per core, and only the unique chunks become Python objects.
 
 What this module does not do: merge anything (the trainers do), or stream files
 with a memory budget (the YAML trainer's job).
@@ -108,3 +112,61 @@ def to_byte_counts(chunk_counts) -> dict[bytes, int]:
     {b'\\xc3\\xa9': 2}
     """
     return {chunk.encode("utf-8"): count for chunk, count in chunk_counts.items()}
+
+
+def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), processes: int | None = None,
+                      fast: bool = True) -> dict[bytes, int]:
+    """Chunk counts as UTF-8 bytes (what the trainers take): bytes -> count.
+
+    Equal to ``to_byte_counts(count_chunks(...))``; with ``fast`` (and the compiled
+    scanner available for this pattern) it counts on ``processes`` threads instead.
+
+    >>> sorted(count_chunk_bytes(["low low", "lower"], "gpt4").items())
+    [(b' low', 1), (b'low', 1), (b'lower', 1)]
+    """
+    pattern = resolve_pattern(pattern)
+    counter = _compiled_counter(pattern) if fast else None
+    if counter is None:
+        return to_byte_counts(count_chunks(texts, pattern, special_tokens, processes))
+    docs = [texts] if isinstance(texts, str) else list(texts)
+    for d in docs:
+        if not isinstance(d, str):
+            raise TypeError(f"documents must be str, got {type(d).__name__}")
+    if processes is None:
+        processes = os.cpu_count() or 1
+        if sum(len(d) for d in docs) < PARALLEL_MIN_CHARS // 4:  # threads start in microseconds
+            processes = 1
+    specials = special_regex(special_tokens)
+
+    def count_share(share):
+        c = counter(pattern)
+        for doc in share:
+            # special tokens are cut out of the raw text before the split, never counted
+            for piece in (specials.split(doc) if specials is not None else (doc,)):
+                c.add(piece)
+        return c
+
+    if processes <= 1 or len(docs) < 2:
+        return count_share(docs).to_dict()
+    from concurrent.futures import ThreadPoolExecutor
+
+    shares = [docs[k::processes] for k in range(processes)]  # interleaved: similar sizes
+    with ThreadPoolExecutor(processes) as pool:
+        parts = list(pool.map(count_share, shares))
+    total = parts[0]
+    for part in parts[1:]:
+        total.update(part)
+    return total.to_dict()
+
+
+def _compiled_counter(pattern):
+    """The compiled ``ChunkCounter`` class if it can count with ``pattern``, else None."""
+    from .patterns import PATTERNS
+
+    if pattern is not None and pattern not in PATTERNS.values():
+        return None
+    try:
+        from ._encoder import ChunkCounter
+    except ImportError:
+        return None
+    return ChunkCounter

