@@ -1,0 +1,165 @@
+"""Training text from disk: folders, text files and parquet, streamed in safe pieces.
+
+A phase's sources are read a block at a time (1 MiB) and cut at line breaks into
+*units*; the memory budget (``reservoir.py``) keeps or samples the units, and
+``counting.py`` splits and counts the units it kept, in worker processes.
+
+Where we may cut. Training must see the chunks it would see if every file were
+split whole, so a cut goes only where the split pattern could not make a chunk
+across it and treats the text on each side as it would in the whole file:
+  gpt4    after "\\n" when the next line has a visible ASCII character after its
+          spaces and tabs (a blank next line would extend the run "\\n\\n");
+  o200k   the same, unless the next line starts with "/" (o200k lets a punctuation
+          chunk run on into "\\n//");
+  gpt2 and any other regex: after "\\n" with a visible ASCII character on both
+          sides (GPT-2 chunks "\\n  x" as "\\n ", " x", but a file ending "\\n" as "\\n").
+The rules are conservative: a line that starts with, say, a CJK character is
+not cut off, it just makes its unit longer. ``tests/test_sources.py`` checks on
+real text that counting units gives exactly the counts of splitting whole files.
+(For a regex of your own the strict rule is a good guess, not a proof.)
+
+subtle: the start and the end of a document (a file or a parquet cell) are not
+safe cuts ("end of text" changes how trailing whitespace is chunked), so a unit
+that touches either is marked *alone* and is split on its own; every other unit
+may be glued to any other, which lets a worker count each distinct unit once.
+
+What this module does not do: choose what to keep (``reservoir.py``), count
+chunks (``counting.py``), or read the YAML (``config.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
+
+SUFFIXES = (".txt", ".parquet")
+BLOCK_BYTES = 1 << 20  # read files this much at a time
+MAX_UNIT_BYTES = 1 << 20  # no safe cut for this long: cut at a line break anyway (units stay below MAX + BLOCK)
+
+# the newline of each cut point, on UTF-8 bytes (see the module docstring); the cut
+# goes right after it. subtle: each regex starts with the literal "\n" so that ``re``
+# can jump from newline to newline (a lookbehind first made reading 2x slower).
+_CUT_GPT4 = re.compile(rb"\n(?=[ \t]*[!-~])")
+_CUT_O200K = re.compile(rb"\n(?=[ \t]*[!-~])(?!/)")
+_CUT_STRICT = re.compile(rb"\n(?<=[!-~]\n)(?=[!-~])(?!/)")
+
+
+def cut_regex(pattern: str) -> re.Pattern:
+    """The safe cut points for a (resolved) split pattern: use it with ``cut_units``."""
+    if pattern == GPT4_PATTERN:
+        return _CUT_GPT4
+    if pattern == O200K_PATTERN:
+        return _CUT_O200K
+    return _CUT_STRICT
+
+
+def cut_units(data: bytes, cut: re.Pattern) -> list[bytes]:
+    """Cut ``data`` into units after every safe newline; the units join back to ``data``.
+
+    >>> cut_units(b"def f():\\n    return 1\\n\\nx = f()\\n", cut_regex(GPT4_PATTERN))
+    [b'def f():\\n', b'    return 1\\n\\n', b'x = f()\\n']
+    >>> cut_units(b"def f():\\n    return 1\\n\\nx = f()\\ny = 2\\n", cut_regex(GPT2_PATTERN))
+    [b'def f():\\n    return 1\\n\\nx = f()\\n', b'y = 2\\n']
+    """
+    parts = cut.split(data)  # the cut newlines are consumed: put them back
+    last = parts.pop()
+    parts = [p + b"\n" for p in parts]
+    parts.append(last)
+    return parts
+
+
+def list_files(folder) -> list[str]:
+    """Every .txt and .parquet file under ``folder``, recursively, sorted (so runs repeat)."""
+    out = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        out.extend(os.path.join(root, f) for f in files if f.endswith(SUFFIXES))
+    return sorted(out)
+
+
+# ---- streaming --------------------------------------------------------------
+# Each generator yields batches (units, alone): a list of bytes and a bytearray
+# of 0/1 flags, 1 = the unit touches its document's start or end.
+
+
+def _force_cut(data: bytes) -> int:
+    """Where to cut a unit that found no safe cut: after its last newline, else at a
+    UTF-8 character boundary (never inside a character)."""
+    at = data.rfind(b"\n", 0, MAX_UNIT_BYTES) + 1
+    if at <= 0:
+        at = MAX_UNIT_BYTES
+        while at > 0 and (data[at] & 0xC0) == 0x80:  # a continuation byte: step back
+            at -= 1
+    return at
+
+
+def text_units(path, cut: re.Pattern):
+    """Stream a UTF-8 text file as units, never holding more than a block and a unit.
+
+    >>> import pathlib, tempfile; p = pathlib.Path(tempfile.mkdtemp(), "a.txt")
+    >>> _ = p.write_bytes(b"a\\nb\\nc")
+    >>> list(text_units(p, _CUT_GPT4))
+    [([b'a\\n', b'b\\n'], bytearray(b'\\x01\\x00')), ([b'c'], bytearray(b'\\x01'))]
+    """
+    carry, carry_alone = b"", 1  # the carry starts at the file's start
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(BLOCK_BYTES)
+            if not block:
+                break
+            parts = cut_units(carry + block, cut)
+            carry = parts.pop()  # may continue in the next block
+            if parts:
+                flags = bytearray(len(parts))
+                flags[0] = carry_alone
+                yield parts, flags
+                carry_alone = 0  # the new carry starts at a safe cut
+            while len(carry) > MAX_UNIT_BYTES:  # no safe cut for too long
+                at = _force_cut(carry)
+                yield [carry[:at]], bytearray(b"\x01")
+                carry, carry_alone = carry[at:], 1
+    if carry:
+        yield [carry], bytearray(b"\x01")  # it touches the end of the file
+
+
+def parquet_units(path, cut: re.Pattern, columns=None, batch_rows: int = 1024):
+    """Stream the text columns of a parquet file (every string column unless ``columns``
+    names some), ``batch_rows`` rows at a time; each non-empty cell is a document."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(path)
+    schema = pf.schema_arrow
+    texty = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+    if columns is None:
+        columns = texty
+        if not columns:
+            raise ValueError(f"{path}: no text column (its columns: {schema.names}); "
+                             f"name the text columns with `columns:` in the source")
+    for c in columns:
+        if c not in schema.names:
+            raise ValueError(f"{path}: no column {c!r} (its columns: {schema.names})")
+        if c not in texty:
+            raise ValueError(f"{path}: column {c!r} holds {schema.field(c).type}, not text")
+    for batch in pf.iter_batches(batch_size=batch_rows, columns=list(columns)):
+        units, flags = [], bytearray()
+        for column in batch.columns:
+            for text in column.to_pylist():
+                if not text:
+                    continue
+                parts = cut_units(text.encode("utf-8"), cut)
+                units.extend(parts)
+                cell = bytearray(len(parts))
+                cell[0] = cell[-1] = 1  # a cell's first and last unit touch its edges
+                flags.extend(cell)
+        if units:
+            yield units, flags
+
+
+def stream_units(path, cut: re.Pattern, columns=None):
+    """Units of one file: parquet by its suffix, anything else as UTF-8 text."""
+    if str(path).endswith(".parquet"):
+        return parquet_units(path, cut, columns)
+    return text_units(path, cut)
