@@ -33,55 +33,13 @@ machine; one run of each encoder is what it reports.
 from __future__ import annotations
 
 import argparse
-import glob
 import os
-import re
 import sys
 import time
 
+from _corpus import load_corpus  # benchmarks/_corpus.py
+
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
-
-
-def parse_size(text: str) -> int:
-    """'10MB' -> 10_000_000 (decimal units: B, KB, MB, GB).
-
-    >>> parse_size("10MB"), parse_size("512KB"), parse_size("2000")
-    (10000000, 512000, 2000)
-    """
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB)?\s*", text, re.IGNORECASE)
-    if not m:
-        raise ValueError(f"size {text!r} is not understood; write it like 10MB, 512KB or 2000 (bytes)")
-    unit = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9}[(m.group(2) or "").upper()]
-    return int(float(m.group(1)) * unit)
-
-
-def stdlib_docs(limit_bytes: int) -> list[str]:
-    """CPython's Lib/**/*.py (sorted by path, no site-packages), one document per file, cut to limit_bytes."""
-    lib = os.path.dirname(os.__file__)
-    paths = sorted(p for p in glob.glob(os.path.join(lib, "**", "*.py"), recursive=True)
-                   if not {"site-packages", "dist-packages"} & set(os.path.relpath(p, lib).split(os.sep)))
-    docs, total = [], 0
-    for p in paths:
-        with open(p, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-        size = len(text.encode("utf-8"))
-        if total + size > limit_bytes:
-            text = text.encode("utf-8")[: limit_bytes - total].decode("utf-8", errors="ignore")
-            if text:
-                docs.append(text)
-            break
-        docs.append(text)
-        total += size
-    return docs
-
-
-def load_corpus(spec: str) -> list[str]:
-    if spec.startswith("stdlib:"):
-        return stdlib_docs(parse_size(spec[len("stdlib:"):]))
-    if os.path.isfile(spec):
-        with open(spec, encoding="utf-8", errors="replace") as f:
-            return [f.read()]
-    raise SystemExit(f"CORPUS {spec!r} is neither a file nor stdlib:SIZE (e.g. stdlib:10MB)")
 
 
 def bytes_to_unicode() -> dict[int, str]:

@@ -28,7 +28,6 @@ Run it on a quiet machine; one run of each is what it reports.
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import sys
@@ -38,30 +37,12 @@ import time
 import numpy as np
 
 import bpe_lesson
+from _corpus import stdlib_docs  # benchmarks/_corpus.py
 from bpe_lesson.data import ShardWriter, iter_documents, pack
 from bpe_lesson.shards import embedding_rows, dtype_for, special_id
 from bpe_lesson.tiktoken_io import to_tiktoken
 
 EOS = "<|endoftext|>"
-
-
-def stdlib_docs(limit_bytes: int) -> list[str]:
-    """CPython's Lib/**/*.py (sorted by path, no site-packages), one document per file, up to limit_bytes."""
-    lib = os.path.dirname(os.__file__)
-    paths = sorted(p for p in glob.glob(os.path.join(lib, "**", "*.py"), recursive=True)
-                   if not {"site-packages", "dist-packages"} & set(os.path.relpath(p, lib).split(os.sep)))
-    docs, total = [], 0
-    for p in paths:
-        with open(p, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-        size = len(text.encode("utf-8"))
-        if total + size > limit_bytes:
-            break
-        docs.append(text)
-        total += size
-    if total < 0.9 * limit_bytes:
-        print(f"note: the stdlib has only {total:,} bytes of sources; using all of it", file=sys.stderr)
-    return docs
 
 
 def pack_with_tiktoken(jsonl, tok, out_dir, shard_tokens, threads, batch_docs=256) -> list[dict]:

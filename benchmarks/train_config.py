@@ -36,33 +36,17 @@ import argparse
 import glob
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
+from _corpus import parse_size, stdlib_paths  # benchmarks/_corpus.py
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, os.pardir, "examples", "tokenizer.yaml")
+
 TARGET_RATIO = 1.2  # the issue: within 1.2x of rustbpe's time
-
-
-def parse_size(text: str) -> int:
-    """'50MB' -> 50_000_000 (decimal units: B, KB, MB, GB).
-
-    >>> parse_size("50MB"), parse_size("512KB"), parse_size("2000")
-    (50000000, 512000, 2000)
-    """
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB)?\s*", text, re.IGNORECASE)
-    if not m:
-        raise SystemExit(f"size {text!r} is not understood; write it like 50MB, 512KB or 2000 (bytes)")
-    return int(float(m.group(1)) * {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9}[(m.group(2) or "").upper()])
-
-
-def stdlib_paths() -> list[str]:
-    lib = os.path.dirname(os.__file__)
-    return sorted(p for p in glob.glob(os.path.join(lib, "**", "*.py"), recursive=True)
-                  if not {"site-packages", "dist-packages"} & set(os.path.relpath(p, lib).split(os.sep)))
 
 
 def make_corpus(folder: str, size: int) -> tuple[int, int, int]:

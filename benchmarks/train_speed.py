@@ -44,16 +44,16 @@ machine; one run of each trainer is what it reports.
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import pickle
-import re
 import resource
 import subprocess
 import sys
 import tempfile
 import time
+
+from _corpus import load_corpus  # benchmarks/_corpus.py
 
 TRAINERS = ["textbook", "incremental-python", "incremental-cython", "hf-tokenizers", "rustbpe"]
 LABELS = {
@@ -66,64 +66,6 @@ LABELS = {
 
 
 # ---------------------------------------------------------------- the corpus
-
-def parse_size(text: str) -> int:
-    """'10MB' -> 10_000_000 (decimal units: B, KB, MB, GB).
-
-    >>> parse_size("10MB"), parse_size("512KB"), parse_size("2000")
-    (10000000, 512000, 2000)
-    """
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB)?\s*", text, re.IGNORECASE)
-    if not m:
-        raise ValueError(f"size {text!r} is not understood; write it like 10MB, 512KB or 2000 (bytes)")
-    unit = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9}[(m.group(2) or "").upper()]
-    return int(float(m.group(1)) * unit)
-
-
-def stdlib_docs(limit_bytes: int) -> list[str]:
-    """CPython's Lib/**/*.py (sorted by path, no site-packages), one document per file, cut to limit_bytes."""
-    lib = os.path.dirname(os.__file__)
-    paths = sorted(
-        p for p in glob.glob(os.path.join(lib, "**", "*.py"), recursive=True)
-        if not any(part in ("site-packages", "dist-packages") for part in os.path.relpath(p, lib).split(os.sep))
-    )
-    docs, total = [], 0
-    for p in paths:
-        with open(p, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-        size = len(text.encode("utf-8"))
-        if total + size > limit_bytes:
-            # cut the last document at a character boundary so the total is at most limit_bytes
-            text = text.encode("utf-8")[: limit_bytes - total].decode("utf-8", errors="ignore")
-            if text:
-                docs.append(text)
-            total += len(text.encode("utf-8"))
-            break
-        docs.append(text)
-        total += size
-    if total < limit_bytes:
-        print(f"note: the stdlib has only {total:,} bytes of sources; using all of it", file=sys.stderr)
-    return docs
-
-
-def load_corpus(spec: str) -> list[str]:
-    """The documents named by CORPUS: stdlib:SIZE, a file, or a folder."""
-    if spec.startswith("stdlib:"):
-        return stdlib_docs(parse_size(spec[len("stdlib:"):]))
-    if os.path.isfile(spec):
-        with open(spec, encoding="utf-8", errors="replace") as f:
-            return [f.read()]
-    if os.path.isdir(spec):
-        paths = sorted(p for ext in ("py", "txt") for p in glob.glob(os.path.join(spec, "**", f"*.{ext}"), recursive=True))
-        if not paths:
-            raise SystemExit(f"folder {spec!r} holds no .py or .txt file")
-        docs = []
-        for p in paths:
-            with open(p, encoding="utf-8", errors="replace") as f:
-                docs.append(f.read())
-        return docs
-    raise SystemExit(f"CORPUS {spec!r} is neither a file, a folder, nor stdlib:SIZE (e.g. stdlib:10MB)")
-
 
 # ---------------------------------------------------------------- one trainer per subprocess
 

@@ -164,18 +164,22 @@ cdef class _Trainer:
         self.table_key.assign(self.mask + 1, EMPTY)
         self.table_slot.assign(self.mask + 1, -1)
 
-    cdef int32_t slot_of(self, uint64_t key) noexcept nogil:
-        """The slot of a pair, created (count 0) if it is new."""
-        cdef uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> 20
+    cdef inline uint64_t bucket(self, uint64_t key) noexcept nogil:
+        """The bucket that holds ``key``, or the empty one where it would go (linear probing)."""
+        cdef uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> 20  # Fibonacci hashing
         cdef uint64_t k
         while True:
             h &= self.mask
             k = self.table_key[h]
-            if k == key:
-                return self.table_slot[h]
-            if k == EMPTY:
-                break
+            if k == key or k == EMPTY:
+                return h
             h += 1
+
+    cdef int32_t slot_of(self, uint64_t key) noexcept nogil:
+        """The slot of a pair, created (count 0) if it is new."""
+        cdef uint64_t h = self.bucket(key)
+        if self.table_key[h] == key:
+            return self.table_slot[h]
         cdef int32_t slot = self.count.size()
         self.table_key[h] = key
         self.table_slot[h] = slot
@@ -188,33 +192,19 @@ cdef class _Trainer:
 
     cdef int32_t find(self, uint64_t key) noexcept nogil:
         """The slot of a pair, or -1."""
-        cdef uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> 20
-        cdef uint64_t k
-        while True:
-            h &= self.mask
-            k = self.table_key[h]
-            if k == key:
-                return self.table_slot[h]
-            if k == EMPTY:
-                return -1
-            h += 1
+        cdef uint64_t h = self.bucket(key)
+        return self.table_slot[h] if self.table_key[h] == key else -1
 
     cdef void grow(self) noexcept nogil:
         """Double the table (kept at most half full) and re-insert every slot."""
         cdef size_t slot
-        cdef uint64_t h, key
+        cdef uint64_t h
         self.mask = 2 * self.mask + 1
         self.table_key.assign(self.mask + 1, EMPTY)
         self.table_slot.assign(self.mask + 1, -1)
         for slot in range(self.slot_key.size()):
-            key = self.slot_key[slot]
-            h = (key * 0x9E3779B97F4A7C15ULL) >> 20
-            while True:
-                h &= self.mask
-                if self.table_key[h] == EMPTY:
-                    break
-                h += 1
-            self.table_key[h] = key
+            h = self.bucket(self.slot_key[slot])
+            self.table_key[h] = self.slot_key[slot]
             self.table_slot[h] = slot
 
     cdef load(self, chunk_counts, ranks):

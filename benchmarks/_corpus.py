@@ -1,0 +1,77 @@
+"""What the benchmarks share: the CORPUS argument and the stdlib corpus.
+
+CORPUS is ``stdlib:SIZE`` (CPython's ``Lib/**/*.py``, sorted by path, without
+site-packages, one document per file, cut to SIZE bytes), a text file, or a folder
+(every .py and .txt under it, one document per file).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import sys
+
+
+def parse_size(text: str) -> int:
+    """'10MB' -> 10_000_000 (decimal units: B, KB, MB, GB).
+
+    >>> parse_size("10MB"), parse_size("512KB"), parse_size("2000")
+    (10000000, 512000, 2000)
+    """
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB)?\s*", text, re.IGNORECASE)
+    if not m:
+        raise ValueError(f"size {text!r} is not understood; write it like 10MB, 512KB or 2000 (bytes)")
+    unit = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9}[(m.group(2) or "").upper()]
+    return int(float(m.group(1)) * unit)
+
+
+def stdlib_paths() -> list[str]:
+    """CPython's Lib/**/*.py, sorted by path, without site-packages."""
+    lib = os.path.dirname(os.__file__)
+    return sorted(p for p in glob.glob(os.path.join(lib, "**", "*.py"), recursive=True)
+                  if not {"site-packages", "dist-packages"} & set(os.path.relpath(p, lib).split(os.sep)))
+
+
+def stdlib_docs(limit_bytes: int, cut_last: bool = True) -> list[str]:
+    """One document per stdlib file, up to ``limit_bytes`` of UTF-8 in all.
+
+    ``cut_last``: cut the last file at a character boundary so the total is exactly
+    the limit (else stop before the file that would pass it).
+    """
+    docs, total = [], 0
+    for p in stdlib_paths():
+        with open(p, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        size = len(text.encode("utf-8"))
+        if total + size > limit_bytes:
+            if cut_last:
+                text = text.encode("utf-8")[: limit_bytes - total].decode("utf-8", errors="ignore")
+                if text:
+                    docs.append(text)
+                    total += len(text.encode("utf-8"))
+            break
+        docs.append(text)
+        total += size
+    if total < 0.9 * limit_bytes:
+        print(f"note: the stdlib has only {total:,} bytes of sources; using all of it", file=sys.stderr)
+    return docs
+
+
+def load_corpus(spec: str) -> list[str]:
+    """The documents named by CORPUS: stdlib:SIZE, a file, or a folder."""
+    if spec.startswith("stdlib:"):
+        return stdlib_docs(parse_size(spec[len("stdlib:"):]))
+    if os.path.isfile(spec):
+        with open(spec, encoding="utf-8", errors="replace") as f:
+            return [f.read()]
+    if os.path.isdir(spec):
+        paths = sorted(p for ext in ("py", "txt") for p in glob.glob(os.path.join(spec, "**", f"*.{ext}"), recursive=True))
+        if not paths:
+            raise SystemExit(f"folder {spec!r} holds no .py or .txt file")
+        docs = []
+        for p in paths:
+            with open(p, encoding="utf-8", errors="replace") as f:
+                docs.append(f.read())
+        return docs
+    raise SystemExit(f"CORPUS {spec!r} is neither a file, a folder, nor stdlib:SIZE (e.g. stdlib:10MB)")
