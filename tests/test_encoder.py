@@ -128,10 +128,11 @@ def test_special_tokens_and_batches(small, backend):
         tok.encode_batch(texts, threads=0)
 
 
-def test_lone_surrogates_raise_on_both_backends(small, backend):
+def test_lone_surrogates_become_replacement_characters_on_both_backends(small, backend):
+    # tiktoken's rule: UTF-8 cannot hold a lone surrogate, so it is encoded as U+FFFD
     tok = with_backend(small, backend)
-    with pytest.raises(UnicodeEncodeError):
-        tok.encode("ab\ud800cd")
+    assert tok.encode("ab\ud800cd") == tok.encode("ab\ufffdcd")
+    assert tok.encode_ordinary("\udfff") == tok.encode_ordinary("\ufffd")
 
 
 def test_a_tiny_cache_starts_over_and_changes_nothing(backend, stdlib_docs):

@@ -125,7 +125,7 @@ def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), processes: 
     [(b' low', 1), (b'low', 1), (b'lower', 1)]
     """
     pattern = resolve_pattern(pattern)
-    counter = _compiled_counter(pattern) if fast else None
+    counter = compiled_counter(pattern) if fast else None
     if counter is None:
         return to_byte_counts(count_chunks(texts, pattern, special_tokens, processes))
     docs = [texts] if isinstance(texts, str) else list(texts)
@@ -159,11 +159,14 @@ def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), processes: 
     return total.to_dict()
 
 
-def _compiled_counter(pattern):
-    """The compiled ``ChunkCounter`` class if it can count with ``pattern``, else None."""
+def compiled_counter(pattern):
+    """The compiled ``ChunkCounter`` class if it can count with ``pattern``, else None
+    (a custom regex, the extension not built, or ``BPE_LESSON_PUREPYTHON=1``).
+    """
     from .patterns import PATTERNS
+    from .trainer import BACKEND  # subtle: imported here, as trainer.py imports this module
 
-    if pattern is not None and pattern not in PATTERNS.values():
+    if BACKEND != "cython" or (pattern is not None and pattern not in PATTERNS.values()):
         return None
     try:
         from ._encoder import ChunkCounter

@@ -19,12 +19,16 @@ from itertools import accumulate
 
 import regex
 
+from .corpus import compiled_counter
 from .patterns import GPT4_PATTERN, compile_pattern, special_regex
 
 TASK_BYTES = 1 << 20  # text per counting task sent to a worker
 
 # Why counting is fast (measured on this project's 2-core machine, 3.8 MB of stdlib
 # code, GPT-4 pattern): the regex split is most of the trainer's time, so
+#   * with the compiled backend and a named pattern, the hand-written scanner of
+#     ``_encoder.pyx`` counts each glued group in C++ (``ChunkCounter``); what
+#     follows is the pure-Python path, used otherwise:
 #   * each distinct unit is split once per task (1 MiB of text): code repeats
 #     lines, and 20-25% of the text is skipped;
 #   * pure-ASCII units (nearly all code, most English) are split by the standard
@@ -112,6 +116,20 @@ def _split(data: bytes, pattern: str, specials) -> list[str]:
     return chunks
 
 
+def _count(data: bytes, pattern: str, specials) -> dict[bytes, int]:
+    """Chunk counts of some units' bytes: the compiled scanner (``corpus.count_chunk_bytes``'s
+    ``ChunkCounter``) when the backend and the pattern allow it, else ``_split``.
+    """
+    counter = compiled_counter(pattern)
+    if counter is None:
+        return {chunk.encode("utf-8"): c for chunk, c in Counter(_split(data, pattern, specials)).items()}
+    c = counter(pattern)
+    text = data.decode("utf-8", errors="replace")
+    for piece in (specials.split(text) if specials is not None else (text,)):
+        c.add(piece)  # special tokens are cut out first, never counted
+    return c.to_dict()
+
+
 def count_batch(units, alone, pattern, special_tokens=()) -> dict[bytes, int]:
     """Chunk counts (UTF-8 bytes -> count) of a list of units: the *map* step.
 
@@ -119,11 +137,11 @@ def count_batch(units, alone, pattern, special_tokens=()) -> dict[bytes, int]:
     distinct unit: grouped by (occurrences, pure ASCII), each group glued into
     one string and split in one call, its counts multiplied by the occurrences.
 
-    >>> count_batch([b"x = 1\\n", b"x = 1\\n", b"y\\n"], bytearray(3), GPT4_PATTERN)
-    {b'y': 1, b'\\n': 3, b'x': 2, b' =': 2, b' ': 2, b'1': 2}
+    >>> sorted(count_batch([b"x = 1\\n", b"x = 1\\n", b"y\\n"], bytearray(3), GPT4_PATTERN).items())
+    [(b'\\n', 3), (b' ', 2), (b' =', 2), (b'1', 2), (b'x', 2), (b'y', 1)]
     """
     specials = special_regex(special_tokens)
-    counts = Counter()  # str -> int
+    counts: dict[bytes, int] = {}
     repeats = Counter(units)  # unit (bytes) -> occurrences
     i = alone.find(1)
     while i >= 0:  # few: about two per document
@@ -131,19 +149,15 @@ def count_batch(units, alone, pattern, special_tokens=()) -> dict[bytes, int]:
         repeats[unit] -= 1
         if not repeats[unit]:
             del repeats[unit]
-        counts.update(_split(unit, pattern, specials))
+        _add(counts, _count(unit, pattern, specials))
         i = alone.find(1, i + 1)
     groups = {}  # (occurrences, is ASCII) -> units
     for unit, n in repeats.items():
         groups.setdefault((n, unit.isascii()), []).append(unit)
     for (n, _), group in sorted(groups.items()):
-        part = Counter(_split(b"".join(group), pattern, specials))
-        if n == 1:
-            counts.update(part)
-        else:
-            for chunk, c in part.items():
-                counts[chunk] += c * n
-    return {chunk.encode("utf-8"): c for chunk, c in counts.items()}
+        part = _count(b"".join(group), pattern, specials)
+        _add(counts, part if n == 1 else {chunk: c * n for chunk, c in part.items()})
+    return counts
 
 
 def _count_task(args):
@@ -164,8 +178,8 @@ def _tasks(units, alone, pattern, special_tokens):
 def count_units(units, alone, pattern, special_tokens=(), processes: int = 1) -> dict[bytes, int]:
     """Chunk counts of all the units: slices counted on ``processes`` workers (map), added here (reduce).
 
-    >>> count_units([b"a b\\n", b"a b\\n"], bytearray(2), GPT4_PATTERN)
-    {b'a': 2, b' b': 2, b'\\n': 2}
+    >>> sorted(count_units([b"a b\\n", b"a b\\n"], bytearray(2), GPT4_PATTERN).items())
+    [(b'\\n', 2), (b' b', 2), (b'a', 2)]
     """
     if processes <= 1:
         total: dict[bytes, int] = {}
