@@ -99,7 +99,9 @@ RUSTBPE = r"""
 import json, resource, sys, time
 import rustbpe
 from bpe_lesson.patterns import GPT4_PATTERN
-paths, vocab_size = json.loads(sys.argv[1]), int(sys.argv[2])
+with open(sys.argv[1], encoding="utf-8") as f:  # a file: thousands of paths overflow argv
+    paths = json.load(f)
+vocab_size = int(sys.argv[2])
 def docs():
     for p in paths:
         with open(p, encoding="utf-8", errors="replace", newline="") as f:  # newline="": keep \r\n as ours does
@@ -160,7 +162,10 @@ def main(argv=None) -> int:
         cfg_path = os.path.join(tmp, "bench.yaml")
         write_config(cfg_path, corpus, args.merges, hardcoded=True)
         ours = run(OURS, cfg_path)
-        rust = run(RUSTBPE, json.dumps(paths), str(256 + args.merges))
+        paths_file = os.path.join(tmp, "paths.json")
+        with open(paths_file, "w", encoding="utf-8") as f:
+            json.dump(paths, f)
+        rust = run(RUSTBPE, paths_file, str(256 + args.merges))
 
         rows = [("bpe-lesson train (example config)", ours), ("rustbpe", rust)]
         print(f"\n{'trainer':36s} {'wall s':>8s} {'peak MB':>9s} {'workers MB':>11s} "
