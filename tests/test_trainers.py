@@ -202,3 +202,26 @@ def test_compiled_chunk_counting_on_random_text(docs, pattern):
 
     docs = [d.encode("utf-8", "replace").decode("utf-8") for d in docs]  # no lone surrogates
     assert count_chunk_bytes(docs, pattern, processes=2) == count_chunk_bytes(docs, pattern, processes=1, fast=False)
+
+
+@pytest.mark.slow
+def test_threaded_counting_in_fresh_processes_equals_regex_counting():
+    # Regression: two counter threads once built the scanner's tables at the same time,
+    # and the second rebuilt the contraction table while the first was scanning with it
+    # (2 runs in 5 differed). Each run needs a fresh process: the tables are built once.
+    if bpe_lesson.BACKEND == "python":
+        pytest.skip("BPE_LESSON_PUREPYTHON=1")
+    import subprocess
+    import sys
+
+    code = (
+        "from bpe_lesson.corpus import count_chunk_bytes\n"
+        "from bpe_lesson.samples import code_files\n"
+        "docs = list(code_files(3_000_000).values())\n"
+        "a = count_chunk_bytes(docs, 'gpt4', processes=2)\n"
+        "b = count_chunk_bytes(docs, 'gpt4', processes=1, fast=False)\n"
+        "print('equal' if a == b else 'differ')\n"
+    )
+    for _ in range(4):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        assert out.strip() == "equal"

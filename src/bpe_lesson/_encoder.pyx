@@ -34,6 +34,8 @@ from libc.string cimport memcmp, memcpy, memset
 from libcpp.string cimport string
 from libcpp.unordered_map cimport unordered_map
 
+import threading
+
 from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, compile_pattern, resolve_pattern
 
 cdef extern from *:
@@ -418,6 +420,7 @@ cdef _check_parts(uint32_t* out, Py_ssize_t m, chunk):
 # The character-class table, computed from the ``regex`` module
 # =============================================================================
 
+_tables_lock = threading.Lock()
 cdef uint8_t* CLS = NULL          # code point -> F_* bits, for all 0x110000 code points
 cdef uint8_t CI_ASCII[128]        # ASCII code point -> the contraction letter it equals under (?i), or 0
 cdef uint32_t CI_EXTRA_CP[16]     # non-ASCII code points that equal one of them under (?i) (e.g. U+017F)
@@ -432,9 +435,18 @@ def _build_tables():
     Asking ``regex`` rather than ``unicodedata`` matters: the two follow different
     Unicode versions, and ``regex``'s ``\\s`` is not ``str.isspace`` (U+001C-U+001F).
     """
-    global CLS, N_CI_EXTRA
     if CLS != NULL:
         return
+    with _tables_lock:
+        # subtle: two threads may start at once (corpus.count_chunk_bytes starts one
+        # counter per core); without the lock the second rebuilds CI_ASCII while the
+        # first is already scanning with it
+        if CLS == NULL:
+            _fill_tables()
+
+
+cdef _fill_tables():
+    global CLS, N_CI_EXTRA
     import regex
 
     import array
@@ -469,10 +481,7 @@ def _build_tables():
         CI_EXTRA_CP[k] = c
         CI_EXTRA_CH[k] = letter
     N_CI_EXTRA = len(extra)
-    if CLS != NULL:  # another thread finished first
-        free(table)
-    else:
-        CLS = table
+    CLS = table  # last: a thread that sees CLS set finds every table complete
 
 
 def _class_of(str ch):

@@ -79,6 +79,10 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
     return merges
 
 
+cdef extern from *:
+    void prefetch "__builtin_prefetch" (const void* p) noexcept nogil
+
+
 cdef uint64_t EMPTY = 0xFFFFFFFFFFFFFFFFULL  # no pair has this key: ids are below 2**31
 
 
@@ -315,8 +319,20 @@ cdef class _Trainer:
         cdef int32_t* w
         cdef char* mark = self.mark.data()
         cdef vector[int32_t]* ws
+        cdef size_t n_words, ahead
         words.swap(self.where[slot])  # the pair is merged everywhere now: its list is done
-        for wi in range(words.size()):
+        n_words = words.size()
+        for wi in range(n_words):
+            # the words are scattered in memory: ask for a later word's data now, so it
+            # is in cache when its turn comes (its bookkeeping 16 ahead, its ids 8 ahead)
+            if wi + 16 < n_words:
+                ahead = words[wi + 16]
+                prefetch(&self.stamp[ahead])
+                prefetch(&self.start[ahead])
+                prefetch(&self.length[ahead])
+                prefetch(&self.wcount[ahead])
+            if wi + 8 < n_words:
+                prefetch(self.ids.data() + self.start[words[wi + 8]])
             i = words[wi]
             if self.stamp[i] == new_id:
                 continue  # listed twice
