@@ -22,6 +22,12 @@ stdlib sources, GPT-4 pattern, 32,768-token vocabulary; see benchmarks/):
     for counts and a second one for the word lists, perf showed ~35% of the time
     in their operator[] and in malloc/free of their nodes; the flat table halved
     the merge-loop time (10 MB of stdlib code, 32k vocabulary).
+  * A merge visits the words that hold the pair in no useful memory order, so
+    the loop was bound by cache misses (perf: ~50% of its samples on the first
+    load of a word's ids and of its stamp). The loop now prefetches the data of
+    the word 8 and 16 places ahead: -22% merge-loop time (0.223 -> 0.175 s for
+    32,512 merges). Packing a word's start/length/count/stamp into one struct
+    was tried as well and gained nothing measurable; dropped.
   * Tried and dropped: a Python dict for the counts (the loop then spent most of
     its time in the interpreter), and recounting whole chunks (about 2x slower on
     long chunks, and quadratic with pattern=None).
