@@ -33,14 +33,23 @@ def stdlib_paths() -> list[str]:
                   if not {"site-packages", "dist-packages"} & set(os.path.relpath(p, lib).split(os.sep)))
 
 
-def stdlib_docs(limit_bytes: int, cut_last: bool = True) -> list[str]:
+def stdlib_docs(limit_bytes: int, cut_last: bool = True, cycle: bool = False) -> list[str]:
     """One document per stdlib file, up to ``limit_bytes`` of UTF-8 in all.
 
     ``cut_last``: cut the last file at a character boundary so the total is exactly
-    the limit (else stop before the file that would pass it).
+    the limit (else stop before the file that would pass it). ``cycle``: when the
+    stdlib is smaller than the limit, go round its files again (and say so).
     """
+    paths = stdlib_paths()
+    if cycle:
+        total_size = sum(os.path.getsize(p) for p in paths)
+        rounds = max(1, -(-limit_bytes // max(total_size, 1)))
+        if rounds > 1:
+            print(f"note: the stdlib has {total_size:,} bytes of sources; its files repeat ({rounds} passes)",
+                  file=sys.stderr)
+        paths = paths * rounds
     docs, total = [], 0
-    for p in stdlib_paths():
+    for p in paths:
         with open(p, encoding="utf-8", errors="replace") as f:
             text = f.read()
         size = len(text.encode("utf-8"))

@@ -80,7 +80,7 @@ def main(argv=None) -> int:
     cores = os.cpu_count() or 1
 
     with tempfile.TemporaryDirectory(prefix="pack_speed_") as tmp:
-        docs = stdlib_docs(int(args.mb * 1e6))
+        docs = stdlib_docs(int(args.mb * 1e6), cut_last=False, cycle=True)
         n_bytes = sum(len(d.encode("utf-8")) for d in docs)
         jsonl = os.path.join(tmp, "corpus.jsonl")
         with open(jsonl, "w", encoding="utf-8") as f:
