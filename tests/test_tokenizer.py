@@ -218,3 +218,8 @@ def test_lone_surrogates_become_replacement_characters_like_tiktoken(trained, ba
         assert tok.encode(s) == enc.encode(s)
         assert tok.encode_ordinary(s) == enc.encode_ordinary(s)
         assert tok.decode(tok.encode(s)) == s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def test_a_trained_tokenizer_encodes_on_the_backend_it_was_trained_on(backend):
+    tok = bpe_lesson.train("the cat sat on the mat " * 20, 280, backend=backend)
+    assert tok.backend == backend

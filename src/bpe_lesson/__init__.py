@@ -1,7 +1,9 @@
 """bpe_lesson: byte-pair encoding from first principles.
 
-The public API: ``train``, ``load``, ``Tokenizer`` and ``BACKEND`` ("cython" when
-the compiled trainer is built and not disabled by ``BPE_LESSON_PUREPYTHON=1``).
+The public API: ``train``, ``load``, ``Tokenizer`` and ``BACKEND``: "cython" when the
+compiled extensions (the trainer ``_incremental`` and the encoder ``_encoder``) are
+built and not disabled by ``BPE_LESSON_PUREPYTHON=1``, else "python". Both give the
+same merges and the same ids.
 """
 
 from .tokenizer import Tokenizer

@@ -101,4 +101,4 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
         merges = impl.train_merges(chunk_counts, n_merges, verbose=verbose, progress=bar.update)
     first = 256 + len(merges)
     return Tokenizer(merges, pattern=pattern, special_tokens={s: first + k for k, s in enumerate(specials)},
-                     normalize=normalize)
+                     normalize=normalize, backend=backend)  # it encodes on the backend it was trained on
