@@ -34,6 +34,9 @@ from collections import Counter
 
 import regex
 
+# a merge joins (a, b) left to right, exactly as in BPE: one function, textbook.merge
+from .textbook import merge as merge_word
+
 PREFIX = "##"  # marks a piece that continues a word
 UNK = "[UNK]"
 # Hugging Face's `Whitespace` pre-tokenizer: runs of word characters, runs of punctuation
@@ -106,23 +109,6 @@ def count_pieces(words, counts) -> tuple[Counter, Counter]:
         for pair in zip(word, word[1:]):
             pairs[pair] += n
     return units, pairs
-
-
-def merge_word(word: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
-    """Replace every occurrence of ``pair`` in ``word``, left to right.
-
-    >>> merge_word([1, 2, 2, 2], (2, 2), 9)
-    [1, 9, 2]
-    """
-    out, i = [], 0
-    while i < len(word):
-        if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(word[i])
-            i += 1
-    return out
 
 
 def initial_vocab(word_counts, special_tokens=(UNK,)) -> list[str]:
