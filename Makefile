@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 MATHJAX := _mathjax/mathjax
 
-.PHONY: setup test test-unit test-python test-book book lab student clean bench
+.PHONY: setup test test-unit book lab student execute clean
 
 setup: $(STAMP)
 
@@ -37,6 +37,13 @@ test-unit: setup
 
 book: setup $(MATHJAX)/MathJax.js
 	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .
+
+# re-run chapters in place so their stored outputs are what executing them prints:
+# make execute NB="book/the_merge_rule.ipynb book/training_fast.ipynb" (default: every chapter)
+NB ?= book/*.ipynb
+execute: setup
+	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=900 \
+		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.kernel_name=python3 $(NB)
 
 lab: setup
 	$(VENV)/bin/jupyter lab book/
