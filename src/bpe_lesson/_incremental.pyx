@@ -6,7 +6,7 @@ Read ``incremental.py`` first; this file is that algorithm with C++ containers.
 The public ``train_merges`` on top converts the chunks to flat C arrays and then
 calls ``_Trainer.run``, whose loop touches no Python object.
 
-Why it is fast (measured on this project's 2-core machine, 10 MB of CPython
+Why it is fast (measured on a 2-core x86-64 machine, 10 MB of CPython
 stdlib sources, GPT-4 pattern, 32,768-token vocabulary; see benchmarks/):
   * All unique chunks live in one flat int32 buffer; a merge rewrites a chunk in
     place (it only shrinks), so there is no allocation per merge.
@@ -46,7 +46,8 @@ from libcpp.unordered_map cimport unordered_map
 from libcpp.unordered_set cimport unordered_set
 from libcpp.vector cimport vector
 
-from .textbook import base_vocab, format_merge
+from .ranks import vocab_from_merges
+from .textbook import format_merge
 
 
 def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None):
@@ -58,7 +59,7 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
     [((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
     """
     cdef _Trainer t = _Trainer()
-    vocab = base_vocab(base_merges)
+    vocab = vocab_from_merges(base_merges)
     for i in range(len(vocab)):
         t.tok.push_back(vocab[i])
         t.known.insert(vocab[i])

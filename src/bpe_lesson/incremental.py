@@ -13,8 +13,8 @@ Three ideas make it fast:
 
 ``_incremental.pyx`` is the same algorithm, the same function names, compiled.
 
-What this module does not do: read or split text (``corpus.py``), encode
-(``tokenizer.py``), or explain the rule again (``textbook.py`` does).
+What this module does not do: read or split text (``chunks.py``), encode
+(``ranks.py``), or explain the rule again (``textbook.py`` does).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from __future__ import annotations
 import heapq
 from collections import Counter, defaultdict
 
-from .textbook import apply_merges, base_vocab, format_merge, merge
+from .ranks import vocab_from_merges
+from .textbook import apply_merges, format_merge, merge
 
 
 def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None):
@@ -33,7 +34,7 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
     >>> train_merges({b"aaabdaaabac": 1}, 3)
     [((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
     """
-    vocab = base_vocab(base_merges)  # int -> bytes
+    vocab = vocab_from_merges(base_merges)  # int -> bytes
     known = set(vocab.values())  # bytes of every token
     ranks = {pair: new_id for pair, new_id in base_merges}
     words = []  # list[list[int]]: each unique chunk as ids
