@@ -242,3 +242,12 @@ def test_non_byte_level_tokens_and_merge_order_are_checked(trained, tmp_path):
     (tmp_path / "b.json").write_text(json.dumps(d), encoding="utf-8")
     with pytest.raises(ValueError, match="merge 4 makes id 259 after a merge made id 260"):
         from_huggingface(tmp_path / "b.json")
+
+
+def test_worked_examples_in_docstrings():
+    import doctest
+
+    from bpe_lesson.interop import huggingface
+
+    result = doctest.testmod(huggingface, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

