@@ -7,7 +7,9 @@ its pattern and specials) fed the same offline file.
 """
 
 import gzip
+import importlib
 import shutil
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -49,7 +51,7 @@ def _texts():
 def _reference(name):
     """An encode(text) -> ids function from the encoder that ships beside the file."""
     if name in ("llama3", "llama4"):
-        module = __import__(f"llama_models.{name}.tokenizer", fromlist=["Tokenizer"])
+        module = importlib.import_module(f"llama_models.{name}.tokenizer")
         ref = module.Tokenizer(Path(pretrained_mod.pretrained_path(name)))
         return (lambda s: ref.encode(s, bos=False, eos=False, allowed_special="all")), ref.special_tokens
     if name in ("qwen", "qwen3.5"):
@@ -112,7 +114,7 @@ def test_ids_equal_the_reference_on_held_out_text(model, backend):
     whole = "\n\n".join(_texts())
     ids = tok.encode(whole, **allowed)
     assert ids == reference(whole)
-    assert tok.decode(ids) == (whole if tok.normalize is None else __import__("unicodedata").normalize("NFC", whole))
+    assert tok.decode(ids) == (whole if tok.normalize is None else unicodedata.normalize("NFC", whole))
 
 
 def test_ids_equal_the_reference_on_real_prose_and_code(model, backend, prose_docs, stdlib_docs):
