@@ -93,7 +93,9 @@ def fill_proof_index(app, doctree, fromdocname):
                 return tuple(numbers.get(proofs[label]["countertype"], {}).get(label, ()))
             labels.sort(key=number)
             chapter = nodes.paragraph()
-            chapter += nodes.strong(text=env.titles[doc].astext())
+            secnum = env.toc_secnumbers.get(doc, {}).get("", ())  # the chapter's number, if numbered
+            prefix = ".".join(map(str, secnum)) + ". " if secnum else ""
+            chapter += nodes.strong(text=prefix + env.titles[doc].astext())
             items = nodes.bullet_list()
             for label in labels:
                 kind = proofs[label]["realtype"].title()

@@ -3,7 +3,9 @@
 For every page: each formula typeset and inline math on the text's baseline; no code,
 output, table or formula wider than its box; every image loaded and every figure drawn
 at no less than 80% of its natural width; no console error; no request that leaves
-the build folder; a solution folds and unfolds on click. A failure names the page and
+the build folder; a solution folds and unfolds on click; an intended error shows its
+last line only, no output names a path of the build machine, every token row has its
+label. The checks that run inside the page are in pages.js. A failure names the page and
 the element. One screenshot per page goes to _build/screenshots/.
 
 Run after ``make book``: ``python -m pytest tests/browser/check_pages.py`` (``make test``
@@ -33,8 +35,9 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-BUILD = ROOT / "_build" / "html"
-SHOTS = ROOT / "_build" / "screenshots"
+# another build can be checked with BPE_LESSON_BOOK_HTML=path/to/html (its screenshots go next to it)
+BUILD = pathlib.Path(os.environ.get("BPE_LESSON_BOOK_HTML", ROOT / "_build" / "html")).resolve()
+SHOTS = BUILD.parent / "screenshots"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM = "/usr/bin/chromium"
 WIDTH, HEIGHT = 1280, 900  # a laptop window
@@ -105,9 +108,12 @@ def browser(request):
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and TOTALS:
-        reporter.write_line("browser check: " + ", ".join(f"{v} {k}" for k, v in TOTALS.items()))
+    # what was checked, on the terminal past pytest's output capture
+    plugins = request.config.pluginmanager
+    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+    if reporter is not None and capture is not None and TOTALS:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line("\nbrowser check: " + ", ".join(f"{v} {k}" for k, v in TOTALS.items()))
 
 
 def run(driver, call):
@@ -172,12 +178,12 @@ def check_solution(driver, page):
 
 
 def save_screenshot(driver, page):
-    """The whole page, top to bottom, as one PNG named after the page."""
+    """The whole page, top to bottom, as one JPEG named after the page (smaller than a PNG)."""
     size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
     shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
+        "format": "jpeg", "quality": 80, "captureBeyondViewport": True,
         "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}})
-    (SHOTS / (page.replace("/", "__").removesuffix(".html") + ".png")).write_bytes(base64.b64decode(shot["data"]))
+    (SHOTS / (page.replace("/", "__").removesuffix(".html") + ".jpg")).write_bytes(base64.b64decode(shot["data"]))
 
 
 def add(counts):
@@ -194,14 +200,14 @@ def test_page(page, server, browser):
 
     driver.get(f"{server}/{page}")
     wait_for_page(driver)
-    problems = []
-    for check in ("checkMath()", "checkWidths()", "checkImages()"):
+    add({"pages": 1})
+    problems, toggled = check_solution(driver, page)
+    add({"solutions toggled": toggled})
+    # then with every solution and hidden cell unfolded, as a reader may read the page
+    for check in ("openAll()", "checkMath()", "checkWidths()", "checkImages()", "checkOutputs()"):
         result = run(driver, check)
         problems += result["problems"]
         add(result["count"])
-    solution_problems, toggled = check_solution(driver, page)
-    problems += solution_problems
-    add({"solutions toggled": toggled, "pages": 1})
     problems += browser_log_problems(driver, server)
     problems += [f"the server has no {path} (status {status})"
                  for path, status in list(BuildFolderHandler.requests) if status not in (200, 304)]

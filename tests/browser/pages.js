@@ -7,12 +7,17 @@ function describe(el) {
   if (el.id) name += "#" + el.id;
   const cls = [...el.classList].filter(c => !c.startsWith("MathJax")).slice(0, 3);
   if (cls.length) name += "." + cls.join(".");
-  const section = el.closest("section[id]");
-  const heading = section && section.querySelector("h1, h2, h3, h4");
-  const where = section
-    ? ` in section #${section.id}` + (heading ? ` ("${heading.textContent.replace(/[#¶]/g, "").trim().slice(0, 50)}")` : "")
-    : "";
-  const text = (el.textContent || el.getAttribute("src") || "").replace(/\s+/g, " ").trim().slice(0, 60);
+  // the nearest section with a heading of its own (a proof's body is a section too)
+  let section = el.closest("section");
+  while (section && !section.querySelector(":scope > h1, :scope > h2, :scope > h3, :scope > h4")) {
+    section = section.parentElement.closest("section");
+  }
+  const heading = section && section.querySelector(":scope > h1, :scope > h2, :scope > h3, :scope > h4");
+  const where = heading ? ` in section #${section.id} ("${heading.textContent.replace(/[#¶]/g, "").trim().slice(0, 50)}")` : "";
+  // a formula by its TeX source, an image by its file, anything else by its first words
+  const tex = el.querySelector && el.querySelector('script[type^="math/tex"]');
+  const text = ((tex && tex.textContent) || el.textContent || el.getAttribute("src") || "")
+    .replace(/\s+/g, " ").trim().slice(0, 60);
   return `<${name}>${where} "${text}"`;
 }
 
@@ -26,12 +31,12 @@ const article = document.querySelector("article.bd-article") || document.body;
 // and inline math on the baseline of the line it sits in.
 function checkMath() {
   const problems = [];
-  const count = {inline: 0, display: 0, baselineChecked: 0};
+  const count = {"inline math": 0, "display math": 0, "inline math on the baseline (measured)": 0};
   const maths = [...article.querySelectorAll("span.math, div.math")]
     .filter(el => !el.closest(".MathJax, .MathJax_Display, .MathJax_Preview"));
   for (const el of maths) {
     const display = el.tagName === "DIV";
-    count[display ? "display" : "inline"] += 1;
+    count[display ? "display math" : "inline math"] += 1;
     const frame = el.querySelector(display ? ".MathJax_Display .MathJax, .MathJax_Display" : ".MathJax");
     if (!el.querySelector('script[type^="math/tex"]') || !frame) {
       problems.push(`${describe(el)}: not typeset by MathJax`);
@@ -62,7 +67,7 @@ function checkMath() {
     outside.remove();
     inside.remove();
     if (Math.abs(line.left - box.left) > 3) continue;  // the line broke between probe and formula
-    count.baselineChecked += 1;
+    count["inline math on the baseline (measured)"] += 1;
     const off = line.bottom - mine.bottom;
     if (Math.abs(off) > 1.5) {
       problems.push(`${describe(el)}: inline math sits ${off.toFixed(1)} px ${off > 0 ? "above" : "below"} the text's baseline`);
@@ -86,16 +91,16 @@ function checkMath() {
 // No pre block, output, table, formula or token row wider than its box.
 function checkWidths() {
   const problems = [];
-  const count = {pre: 0, outputs: 0, tables: 0, tokenRows: 0};
+  const count = {"pre blocks": 0, "cell outputs": 0, tables: 0, "token rows": 0};
   if (article.scrollWidth > article.clientWidth + 1) {
     problems.push(`${describe(article)}: the article is ${article.scrollWidth} px wide in a ${article.clientWidth} px column`);
   }
   const boxes = article.querySelectorAll("pre, div.cell_output, div.output, div.math, .token-row, div.highlight, div.pst-scrollable-table-container");
   for (const el of boxes) {
     if (!visible(el)) continue;
-    if (el.tagName === "PRE") count.pre += 1;
-    if (el.matches("div.cell_output")) count.outputs += 1;
-    if (el.matches(".token-row")) count.tokenRows += 1;
+    if (el.tagName === "PRE") count["pre blocks"] += 1;
+    if (el.matches("div.cell_output")) count["cell outputs"] += 1;
+    if (el.matches(".token-row")) count["token rows"] += 1;
     if (el.scrollWidth > el.clientWidth + 1) {
       problems.push(`${describe(el)}: content ${el.scrollWidth} px wide in a ${el.clientWidth} px box (clipped or scrolled)`);
     }
@@ -116,7 +121,7 @@ function checkWidths() {
 // drawn at 10 pt and 100 dpi (about 14 px) stays at 11 px or more.
 function checkImages() {
   const problems = [];
-  const count = {images: 0, figures: 0};
+  const count = {images: 0, "figures (size checked)": 0};
   for (const img of document.querySelectorAll("img")) {
     count.images += 1;
     if (!img.complete || img.naturalWidth === 0) {
@@ -124,7 +129,7 @@ function checkImages() {
       continue;
     }
     if (!article.contains(img) || /\.svg(\?|$)/.test(img.currentSrc) || !visible(img)) continue;
-    count.figures += 1;
+    count["figures (size checked)"] += 1;
     const shown = img.getBoundingClientRect().width;
     if (shown < 0.8 * img.naturalWidth) {
       problems.push(`${describe(img)}: figure ${img.naturalWidth} px wide drawn at ${Math.round(shown)} px ` +
@@ -132,4 +137,40 @@ function checkImages() {
     }
   }
   return {count, problems};
+}
+
+// Outputs a reader can use: an intended error shows its last line (the exception and
+// its message), no output names a path on the machine that built the book, and every
+// token row says what it shows.
+function checkOutputs() {
+  const problems = [];
+  const count = {"error outputs": 0};
+  const buildPath = /(\/work\/|\/home\/|\/root\/|\/tmp\/|site-packages|\.venv\/)/;
+  for (const out of article.querySelectorAll("div.cell_output")) {
+    const m = out.textContent.match(buildPath);
+    if (m) problems.push(`${describe(out)}: output names a path on the build machine ("${m[0]}")`);
+  }
+  for (const tb of article.querySelectorAll("div.cell_output .traceback, div.cell_output .output.error")) {
+    count["error outputs"] += 1;
+    const lines = tb.textContent.trim().split("\n").filter(l => l.trim());
+    if (lines.length > 2) {
+      problems.push(`${describe(tb)}: an error output of ${lines.length} lines (show the last line only)`);
+    }
+  }
+  for (const row of article.querySelectorAll(".token-row")) {
+    const label = row.querySelector(".token-row-label");
+    if (!label || !label.textContent.trim()) problems.push(`${describe(row)}: a token row without its label`);
+  }
+  return {count, problems};
+}
+
+// Unfold everything a reader can unfold (solutions, hidden cells), so the checks see it.
+function openAll() {
+  let opened = 0;
+  for (const el of document.querySelectorAll(".toggle-hidden")) {
+    const button = el.querySelector(".toggle-button") || document.querySelector(`[data-target="${el.id}"]`);
+    if (button) { button.click(); opened += 1; }
+  }
+  for (const d of article.querySelectorAll("details:not([open])")) { d.open = true; opened += 1; }
+  return {count: {"folded blocks opened": opened}, problems: []};
 }
