@@ -15,7 +15,6 @@ from ..textbook import merge
 
 MARK = "#ffb703"  # the merged pair, before and after
 PLAIN = "#e9ecef"  # every other token
-SKIPPED = "#8ecae6"  # an occurrence the left-to-right scan cannot take (it overlaps the one just taken)
 
 
 def token_label(b: bytes) -> str:
@@ -70,8 +69,10 @@ def _boxes(ax, labels, y, colors, widths):
 def draw_merge_step(ids, pair, new_id, vocab, title=None):
     """Draw one chunk before and after merging ``pair`` into ``new_id``; returns the figure.
 
-    Before: the occurrences the scan replaces are marked, an overlapping one it must
-    leave is drawn in another colour. After: each new token spans the two it replaced.
+    Before: the tokens of each replaced occurrence are marked, and a bracket under the
+    row spans every occurrence of the pair: solid for those the scan replaces, dashed
+    for those it must leave because they overlap the one just taken. After: each new
+    token spans the two it replaced.
     """
     import matplotlib.pyplot as plt
 
@@ -82,9 +83,6 @@ def draw_merge_step(ids, pair, new_id, vocab, title=None):
     before_colors = [PLAIN] * len(ids)
     for i in replaced:
         before_colors[i] = before_colors[i + 1] = MARK
-    for i in skipped:
-        if before_colors[i + 1] == PLAIN:
-            before_colors[i + 1] = SKIPPED
     # after: a new token is as wide as the two boxes it replaced, so the rows line up
     after_widths, after_colors, k = [], [], 0
     for t in after:
@@ -93,16 +91,21 @@ def draw_merge_step(ids, pair, new_id, vocab, title=None):
         else:
             after_widths.append(width[k]); after_colors.append(PLAIN); k += 1
     total = sum(width)
-    fig, ax = plt.subplots(figsize=(min(7.0, 1.2 + 0.42 * total), 2.4))
-    _boxes(ax, [token_label(vocab[i]) for i in ids], 1.0, before_colors, width)
+    fig, ax = plt.subplots(figsize=(min(7.0, 1.2 + 0.42 * total), 2.6))
+    xs = _boxes(ax, [token_label(vocab[i]) for i in ids], 1.2, before_colors, width)
     _boxes(ax, [token_label(vocab[i]) for i in after], 0.0, after_colors, after_widths)
-    ax.text(-0.15, 1.0, f"before ({len(ids)})", ha="right", va="center", fontsize=9)
+    for i, style, color, y in [(i, "-", "#fb8500", 0.78) for i in replaced] + \
+                              [(i, "--", "#219ebc", 0.68) for i in skipped]:
+        ax.plot([xs[i], xs[i], xs[i + 1], xs[i + 1]], [y + 0.08, y, y, y + 0.08], ls=style, color=color, lw=1.5)
+    ax.text(-0.15, 1.2, f"before ({len(ids)})", ha="right", va="center", fontsize=9)
     ax.text(-0.15, 0.0, f"after ({len(after)})", ha="right", va="center", fontsize=9)
     ax.set_xlim(-2.6, total + 0.1)
-    ax.set_ylim(-0.5, 1.5)
+    ax.set_ylim(-0.45, 1.6)
     ax.axis("off")
     pair_label = f"{token_label(vocab[pair[0]])} + {token_label(vocab[pair[1]])}"
-    ax.set_title(title or f"merge ({pair_label}) -> id {new_id}: {len(replaced)} replaced", fontsize=10)
+    counted = len(replaced) + len(skipped)
+    ax.set_title(title or f"merge ({pair_label}) -> id {new_id}: {counted} occurrence(s), "
+                 f"{len(replaced)} replaced", fontsize=10)
     fig.tight_layout()
     return fig
 
