@@ -77,7 +77,11 @@ def _stream(decode_stream):
 
 
 def _complete(data: bytes) -> str:
-    """The longest prefix of ``data`` that is whole UTF-8 characters, decoded."""
+    """The longest prefix of ``data`` that is whole UTF-8 characters, decoded.
+
+    >>> _complete("ab\u041f".encode()[:-1])   # the last letter's second byte is missing
+    'ab'
+    """
     for cut in range(len(data), max(len(data) - 4, -1), -1):
         try:
             return data[:cut].decode("utf-8")

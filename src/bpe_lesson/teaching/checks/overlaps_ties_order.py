@@ -44,6 +44,11 @@ def _pick(pick):
 
 
 def _as_merges(result):
+    """The reader's merges as tuples, whatever sequences they came in.
+
+    >>> _as_merges([[[97, 98], 256]])
+    [((97, 98), 256)]
+    """
     return [(tuple(pair), int(new_id)) for pair, new_id in result]
 
 

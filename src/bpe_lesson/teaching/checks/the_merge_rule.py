@@ -85,7 +85,14 @@ def gains(ids):
 
 
 def disagree(text: str) -> bool:
-    """True when the count rule's pick removes fewer tokens than some other pair's merge would."""
+    """True when the count rule's pick removes fewer tokens than some other pair's merge would.
+
+    In "aaabab", (a, a) and (a, b) both occur twice; the tie goes to (a, a), which
+    removes one token, while (a, b) would remove two. In "aaab" (a, a) wins outright.
+
+    >>> disagree("aaabab"), disagree("aaab")
+    (True, False)
+    """
     ids = list(text.encode("utf-8"))
     if len(ids) < 2:
         return False

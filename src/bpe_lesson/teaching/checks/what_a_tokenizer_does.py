@@ -51,7 +51,11 @@ def _decode(decode):
 
 
 def fewest_by_search(data: bytes, tokens) -> int:
-    """The fewest tokens that spell ``data``, by trying every way to cut it (short inputs only)."""
+    """The fewest tokens that spell ``data``, by trying every way to cut it (short inputs only).
+
+    >>> fewest_by_search(b"abcdef", {bytes([i]) for i in range(256)} | {b"abc", b"ab", b"cdef"})
+    2
+    """
     n = len(data)
     for k in range(1, n + 1):
         for cuts in itertools.combinations(range(1, n), k - 1):
