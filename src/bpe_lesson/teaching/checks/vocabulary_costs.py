@@ -80,7 +80,11 @@ def check_cheapest(cheapest_vocab, curve=None):
 
 
 def width(vocab_size: int) -> int:
-    """Bytes per id in the smallest of uint16 and uint32 that holds ids 0 .. vocab_size - 1."""
+    """Bytes per id in the smallest of uint16 and uint32 that holds ids 0 .. vocab_size - 1.
+
+    >>> width(65_536), width(65_537)
+    (2, 4)
+    """
     return np.dtype(np.uint16 if vocab_size - 1 <= np.iinfo(np.uint16).max else np.uint32).itemsize
 
 
