@@ -153,7 +153,7 @@ def side_by_side(left, right, titles=("Python", "Cython")):
     True
     """
     cells = "".join(
-        f'<td style="vertical-align:top;padding:0 0.8em">'
-        f"<b>{html.escape(t)}</b><pre style=\"font-size:0.78em\">{html.escape(src)}</pre></td>"
+        f'<td style="vertical-align:top;padding:0 0.5em;width:50%">'
+        f'<b>{html.escape(t)}</b><pre style="font-size:0.68em;overflow-x:auto">{html.escape(src)}</pre></td>'
         for t, src in zip(titles, (left, right)))
     return f"<table><tr>{cells}</tr></table>"

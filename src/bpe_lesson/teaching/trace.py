@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import inspect
 import os
 import re
+import textwrap
 
 from .. import incremental, textbook
 from ..ranks import vocab_from_merges
@@ -210,7 +212,8 @@ def pyx_function(name, module="_incremental", docstring=False):
     """The source of function or method ``name`` in ``bpe_lesson/<module>.pyx``, as text.
 
     A ``def``, ``cdef`` or ``cpdef`` line naming ``name``, and every line after it that
-    is blank or indented deeper; the docstring is left out unless ``docstring=True``.
+    is blank or indented deeper, dedented; the docstring is left out unless
+    ``docstring=True``.
 
     >>> print(pyx_function("pair_key").splitlines()[0])
     cdef inline uint64_t pair_key(int32_t a, int32_t b) noexcept nogil:
@@ -231,16 +234,37 @@ def pyx_function(name, module="_incremental", docstring=False):
                 body.append(nxt)
             while body and not body[-1].strip():
                 body.pop()
-            text = "\n".join(body)
+            text = textwrap.dedent("\n".join(body))  # a method loses its class's indentation
             if not docstring:
                 text = re.sub(r'\n\s*"""(?:.|\n)*?"""', "", text, count=1)
             return text
     raise KeyError(f"{path} defines no function or method named {name!r}")
 
 
+def py_function(fn, docstring=False):
+    """The source of a Python function, its docstring left out unless ``docstring=True``.
+
+    The listing to put beside ``pyx_function`` of the same name.
+
+    >>> print(py_function(incremental.merge_word).splitlines()[0])
+    def merge_word(word, pair, new_id):
+    """
+    text = inspect.getsource(fn).rstrip()
+    if not docstring:
+        text = re.sub(r'\n\s*"""(?:.|\n)*?"""', "", text, count=1)
+    return text
+
+
 # ------------------------------------------------------------------ five segmenters
 
-UNKNOWN = "<unknown>"  # a token that stands for no text (WordPiece's [UNK], SentencePiece's <unk>)
+class _Unknown:
+    """The one marker for a token that stands for no text."""
+
+    def __repr__(self):
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()  # WordPiece's [UNK], SentencePiece's <unk>: a token that stands for no text
 
 
 def pieces_bpe(tok, text):
@@ -258,7 +282,7 @@ def pieces_wordpiece(wp, text):
 
     >>> from bpe_lesson.cousins.wordpiece import WordPiece
     >>> pieces_wordpiece(WordPiece(["[UNK]", "h", "##i"]), "hi yo")
-    ['h', 'i', '<unknown>']
+    ['h', 'i', UNKNOWN]
     """
     return [UNKNOWN if p == wp.unk else p.removeprefix("##") for p in wp.tokenize(text)]
 
@@ -282,7 +306,7 @@ def is_single_char(piece):
     >>> is_single_char("a"), is_single_char("ab"), is_single_char(b"\\xe5"), is_single_char(UNKNOWN)
     (True, False, True, False)
     """
-    if piece is UNKNOWN or piece == UNKNOWN:
+    if piece is UNKNOWN:
         return False
     if isinstance(piece, bytes):
         try:
@@ -303,7 +327,7 @@ def segmentation_metrics(pieces, text, units):
     return {"bytes/token": len(text.encode("utf-8")) / n,
             "tokens/word": n / units,
             "single-char %": 100 * sum(map(is_single_char, pieces)) / n,
-            "unknown %": 100 * sum(p is UNKNOWN or p == UNKNOWN for p in pieces) / n}
+            "unknown %": 100 * sum(p is UNKNOWN for p in pieces) / n}
 
 
 def compare_segmenters(segmenters, texts, units):

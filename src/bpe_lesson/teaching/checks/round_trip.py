@@ -140,4 +140,10 @@ def check_capstone(export_tiktoken, tokenizer=None, texts=None):
         assert enc.decode(ids) == x == tok.decode(ids), f"no round trip for {x[:40]!r}"
     x = "one document<|endoftext|>the next"
     ids = tok.encode(x, allowed_special="all")
-    assert enc.encode(x, allowed_special="all") == ids and enc.decode(ids) == x
+    assert enc.encode(x, allowed_special="all") == ids and enc.decode(ids) == x, "the special token allowed"
+    for encode in (tok.encode, enc.encode):  # disallowed (the default): both refuse
+        try:
+            encode(x)
+        except ValueError:
+            continue
+        raise AssertionError(f"{encode} encoded a disallowed special token")
