@@ -66,7 +66,7 @@ def as_int64_ids(source) -> torch.Tensor:
             if arr.size == 0:
                 arr = arr.astype(np.int64)
             else:
-                raise ValueError(f"ids must be integers, got {arr.dtype} values such as {arr.flat[0]!r}; "
+                raise ValueError(f"ids must be integers, got {arr.dtype} values such as {arr.flat[0].item()!r}; "
                                  f"nothing is rounded")
         if arr.dtype == np.uint64 and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
             raise ValueError(f"id {int(arr.max())} is beyond int64, and no vocabulary is that large")
