@@ -5,7 +5,8 @@ The steps of ``pack``:
      per parquet row), skipping empty ones;
   2. encode each with ``encode_ordinary`` (so the *text* "<|endoftext|>" inside a
      document stays plain text and can never pose as a document boundary) and
-     append the EOS id; worker processes do this when the input is large;
+     append the EOS id; worker processes do this when the input is large (or
+     the workers of a Dask cluster, ``--engine dask``: ``dask_pack.py``);
   3. append whole documents to the current shard until the next one would not
      fit, then close it: ``shard_00000.bin``, ``shard_00001.bin``, ... are
      headerless little-endian arrays of uint16 ids (every id below 65,536) or
@@ -31,12 +32,15 @@ import json
 import multiprocessing as mp
 import os
 import re
+import shutil
 from collections import deque
 
 import numpy as np
 
 from .._backend import workers
+from .._dask import dask_client
 from .._files import atomic_write
+from .dask_pack import write_shards_on_dask
 from .shards import (DEFAULT_EOS, FORMAT, MANIFEST, STATE, VERSION, dtype_for, embedding_rows, load_tokenizer,
                      sha256_file, shard_name, special_id, tokenizer_fingerprint)
 
@@ -261,16 +265,20 @@ def _start_or_resume(out_dir, settings: dict, overwrite: bool) -> dict:
 # ---- pack -----------------------------------------------------------------------
 def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, eos: str = DEFAULT_EOS,
          pad: str | None = None, text_field: str = "text", processes: int | None = None,
-         overwrite: bool = False, progress: bool = True) -> dict:
+         overwrite: bool = False, progress: bool = True, engine: str = "local", scheduler: str | None = None) -> dict:
     """Encode the documents of ``sources`` into shards in ``out_dir``; return the manifest.
 
     ``tokenizer``: the path of a JSON or ``.tiktoken`` tokenizer file (its sha256
     goes into the manifest). ``processes=None``: all cores when the input is
     large, one otherwise. A run over a folder that holds ``pack_state.json`` with
-    the same settings resumes where that run stopped.
+    the same settings resumes where that run stopped. ``engine="dask"``: the
+    workers of a Dask cluster encode and write the shards (``dask_pack.py``), on
+    ``scheduler`` or on a LocalCluster of ``processes`` workers; same bytes.
     """
-    from tqdm import tqdm  # plain text: tqdm.auto needs ipywidgets in a notebook
-
+    if engine not in ("local", "dask"):
+        raise ValueError(f"engine {engine!r} should be local (processes here) or dask (a Dask cluster)")
+    if scheduler is not None and engine != "dask":
+        raise ValueError(f"a scheduler ({scheduler}) is only used with engine dask (--engine dask)")
     if isinstance(shard_tokens, bool) or not isinstance(shard_tokens, int) or shard_tokens < 2:
         raise ValueError(f"shard_tokens must be an int >= 2 (a document needs at least one id and its EOS), "
                          f"got {shard_tokens!r}")
@@ -294,6 +302,38 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     _clean_partial(out_dir, keep=len(shards))
 
     processes = workers(processes, sum(size for _, size in settings["sources"]))
+    if engine == "dask":  # encoded and written by the workers of a Dask cluster (dask_pack.py)
+        with dask_client(scheduler, workers=processes) as client:
+            n_docs, n_empty = write_shards_on_dask(client, paths, iter_documents, text_field, tok_path, eos_id,
+                                                   dtype, shard_tokens, out_dir, state,
+                                                   lambda: _write_json(state_path, state), progress)
+    else:
+        n_docs, n_empty = _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir,
+                                      state, state_path, processes, progress)
+
+    manifest = {
+        "format": FORMAT, "version": VERSION,
+        "vocab_size": vocab_size, "eos_token": eos, "eos_token_id": eos_id,
+        "pad_token": pad, "pad_token_id": pad_id,
+        "tokenizer": {"name": os.path.basename(tok_path), "sha256": settings["tokenizer_sha256"],
+                      "fingerprint": tokenizer_fingerprint(tok)},
+        "dtype": dtype, "byte_order": "little", "shard_size_tokens": shard_tokens,
+        "total_tokens": sum(s["n_tokens"] for s in shards), "shard_count": len(shards),
+        "documents": n_docs, "empty_documents_skipped": n_empty, "shards": shards,
+    }
+    _write_json(manifest_path, manifest)
+    os.unlink(state_path)
+    return manifest
+
+
+def _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir, state, state_path,
+                processes, progress):
+    """Encode and write the shards here (this process and its pool); return (documents, empty ones)."""
+    from tqdm import tqdm  # plain text: tqdm.auto needs ipywidgets in a notebook
+
+    shards = state["shards"]  # list of shard records, in order
+    for parts in glob.glob(os.path.join(out_dir, ".parts-*")):
+        shutil.rmtree(parts)  # ids a killed Dask run encoded (dask_pack.py): not used here
     writer = ShardWriter(out_dir, dtype, shard_tokens, eos_id, first_index=len(shards))
     # what the state file will say once the open shard is closed: (next_document, documents, empty_documents)
     done = (state["next_document"], state["documents"], state["empty_documents"])
@@ -326,20 +366,7 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     record = writer.close_shard()
     if record is not None:
         save_shard(record)
-
-    manifest = {
-        "format": FORMAT, "version": VERSION,
-        "vocab_size": vocab_size, "eos_token": eos, "eos_token_id": eos_id,
-        "pad_token": pad, "pad_token_id": pad_id,
-        "tokenizer": {"name": os.path.basename(tok_path), "sha256": settings["tokenizer_sha256"],
-                      "fingerprint": tokenizer_fingerprint(tok)},
-        "dtype": dtype, "byte_order": "little", "shard_size_tokens": shard_tokens,
-        "total_tokens": sum(s["n_tokens"] for s in shards), "shard_count": len(shards),
-        "documents": n_docs, "empty_documents_skipped": n_empty, "shards": shards,
-    }
-    _write_json(manifest_path, manifest)
-    os.unlink(state_path)
-    return manifest
+    return n_docs, n_empty
 
 
 # ---- the command line ---------------------------------------------------------------
@@ -354,13 +381,19 @@ def add_pack_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pad", default=None, help="special token recorded as pad_token_id (default: none)")
     p.add_argument("--text-field", default="text", help="the text field of .jsonl lines / parquet rows (default: text)")
     p.add_argument("--processes", type=int, default=None, help="worker processes (default: all cores for large inputs)")
+    p.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="local: processes here (default); dask: the workers of a Dask cluster")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="with --engine dask: a running cluster, e.g. tcp://10.0.0.5:8786 "
+                        "(default: a LocalCluster of --processes workers)")
     p.add_argument("--overwrite", action="store_true", help="replace the shards of a finished pack in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def run_pack(args) -> int:
     m = pack(args.sources, args.tokenizer, args.out, shard_tokens=args.shard_tokens, eos=args.eos, pad=args.pad,
-             text_field=args.text_field, processes=args.processes, overwrite=args.overwrite, progress=not args.quiet)
+             text_field=args.text_field, processes=args.processes, overwrite=args.overwrite, progress=not args.quiet,
+             engine=args.engine, scheduler=args.scheduler)
     print(f"packed {m['documents']:,} documents ({m['empty_documents_skipped']:,} empty ones skipped) into "
           f"{m['total_tokens']:,} {m['dtype']} tokens in {m['shard_count']} shard(s) in {args.out}")
     return 0
