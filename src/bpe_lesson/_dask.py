@@ -105,6 +105,16 @@ def dask_client(scheduler: str | None = None, workers: int = 2, threads: int = 1
         cluster.close()
 
 
+def wait(futures) -> None:
+    """Block until every future is done (``distributed.wait``)."""
+    _distributed().wait(futures)
+
+
+def as_completed(futures):
+    """The futures in the order they finish (``distributed.as_completed``)."""
+    return _distributed().as_completed(futures)
+
+
 def leftovers() -> list[str]:
     """What this process still runs for a cluster: its child processes and listening TCP ports.
 

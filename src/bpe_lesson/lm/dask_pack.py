@@ -44,6 +44,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._dask import as_completed
 from .._files import atomic_write
 from .shards import load_tokenizer, shard_name
 
@@ -155,8 +156,7 @@ def write_shards_on_dask(client, paths, read, text_field, tok_path, eos_id, dtyp
     ``state`` is ``pack.py``'s (settings, next_document, documents, empty_documents,
     shards); ``save_state()`` writes it. Called by ``pack.pack(engine="dask")``.
     """
-    from distributed import as_completed
-    from tqdm import tqdm
+    from tqdm import tqdm  # plain text, as pack.py
 
     settings = state["settings"]
     key = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]

@@ -41,7 +41,7 @@ import os
 import re
 import time
 
-from .._dask import dask_client
+from .._dask import dask_client, wait
 from ..patterns import GPT4_PATTERN
 from .config import MB, Config, Phase
 from .counting import count_units
@@ -193,8 +193,6 @@ def count_on_cluster(client, tasks, pattern: str, special_tokens=(), count=count
     The reduce time is what was left to do once the last map task ended, in seconds.
     ``count`` is the map function (``count_range``, or a wrapper with its signature).
     """
-    from distributed import wait
-
     if not tasks:
         return ({}, 0, 0), 0.0
     layer = client.map(count, tasks, pattern=pattern, special_tokens=list(special_tokens))
