@@ -123,18 +123,27 @@ def utility(text: bytes, merges) -> int:
     return len(text) - len(apply_merges(text, merges))
 
 
-def greedy_ties(text: bytes, k: int) -> int:
-    """How many of the greedy's first ``k`` steps had two or more pairs with the best count.
+def greedy_blind_spots(text: bytes, k: int) -> tuple[int, int]:
+    """Two ways the greedy's count misleads it, over its first ``k`` steps: ``(ties, overcounts)``.
 
-    >>> greedy_ties(b"abcabdbca", 2)   # ab, bc, ca twice each; then every pair once
-    2
+    ``ties``: steps where two or more pairs had the best count (the tie rule, not
+    the text, chose). ``overcounts``: steps where the chosen pair's count was more
+    than the symbols its merge saved (a run such as "aaa" holds (a, a) twice, but
+    one merge fits).
+
+    >>> greedy_blind_spots(b"abcabdbca", 2)   # ab, bc, ca twice each; then every pair once
+    (2, 0)
+    >>> greedy_blind_spots(b"aaab", 1)         # (a, a) counts 2, saves 1
+    (0, 1)
     """
-    symbols, ties = apply_merges(text, []), 0
+    symbols, ties, overcounts = apply_merges(text, []), 0, 0
     for pair in greedy_merges(text, k):
         counts = Counter(zip(symbols, symbols[1:]))
         ties += sum(c == counts[pair] for c in counts.values()) > 1
-        symbols = apply_merge(symbols, pair)
-    return ties
+        merged = apply_merge(symbols, pair)
+        overcounts += counts[pair] > len(symbols) - len(merged)
+        symbols = merged
+    return ties, overcounts
 
 
 def sweep(alphabet: bytes, lengths, k: int) -> list[dict]:
@@ -142,36 +151,39 @@ def sweep(alphabet: bytes, lengths, k: int) -> list[dict]:
 
     One record per string where the greedy's ``k`` merges leave it longer than the
     optimum: the ``text``, both merge lists, both lengths, both utilities and
-    ``ties`` (``greedy_ties``). Strings that differ only by renaming letters are
-    tried once (the first letter used is ``alphabet[0]``, the next new one
-    ``alphabet[1]``, ...).
+    ``blind_spots`` (``greedy_blind_spots``). Strings that differ only by renaming
+    letters are tried once (``distinct_strings``).
 
     >>> [r["text"] for r in sweep(b"abc", range(2, 10), 2)][:2]
     [b'aaabaab', b'aabaaab']
     """
     out = []
-    for n in lengths:
-        for letters in itertools.product(alphabet, repeat=n):
-            text = bytes(letters)
-            if text != _first_use_order(text, alphabet):
-                continue
-            best, merges = optimal_merges(text, k)
-            greedy = greedy_merges(text, k)
-            if len(apply_merges(text, greedy)) > best:
-                out.append({"text": text, "greedy": greedy, "optimal": merges, "k": k,
-                            "greedy_len": len(apply_merges(text, greedy)), "optimal_len": best,
-                            "greedy_utility": utility(text, greedy), "optimal_utility": utility(text, merges),
-                            "ties": greedy_ties(text, k)})
+    for text in distinct_strings(alphabet, lengths):
+        best, merges = optimal_merges(text, k)
+        greedy = greedy_merges(text, k)
+        if len(apply_merges(text, greedy)) > best:
+            out.append({"text": text, "greedy": greedy, "optimal": merges, "k": k,
+                        "greedy_len": len(apply_merges(text, greedy)), "optimal_len": best,
+                        "greedy_utility": utility(text, greedy), "optimal_utility": utility(text, merges),
+                        "blind_spots": greedy_blind_spots(text, k)})
     return out
 
 
-def _first_use_order(text: bytes, alphabet: bytes) -> bytes:
-    """``text`` with its letters renamed in order of first use: b"cbc" -> b"aba"."""
-    names = {}  # letter -> its new name
-    for c in text:
-        if c not in names:
-            names[c] = alphabet[len(names)]
-    return bytes(names[c] for c in text)
+def distinct_strings(alphabet: bytes, lengths):
+    """Every string over ``alphabet`` with a length in ``lengths``, one per renaming of letters:
+    its letters appear in ``alphabet``'s order of first use.
+
+    >>> [s.decode() for s in distinct_strings(b"ab", [3])]
+    ['aaa', 'aab', 'aba', 'abb']
+    """
+    for n in lengths:
+        for letters in itertools.product(alphabet, repeat=n):
+            names = {}  # letter -> its name in first-use order
+            for c in letters:
+                if c not in names:
+                    names[c] = alphabet[len(names)]
+            if all(names[c] == c for c in letters):
+                yield bytes(letters)
 
 
 # ---- encoding: the shortest tokenization a vocabulary allows ---------------------
@@ -254,20 +266,24 @@ def segmentation_probabilities(piece: bytes, ranks: dict[bytes, int], p: float) 
     is joined; when none survives, the segmentation ends. So with the candidates
     sorted by (rank, position), the i-th (from 0) is joined with probability
     ``(1 - p) * p**i``, and the piece stops with probability ``p**len(candidates)``.
-    Exponential in the length of ``piece``: for single words.
+    Memoized on the segmentation so far; up to 2**(len(piece) - 1) of them: for words.
 
     >>> r = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"bc": 257}
     >>> sorted(segmentation_probabilities(b"abc", r, 0.5).items())
     [((b'a', b'b', b'c'), 0.25), ((b'a', b'bc'), 0.25), ((b'ab', b'c'), 0.5)]
     """
-    out = Counter()  # tuple of parts -> probability
+    memo = {}  # parts -> {final parts: probability of ending there from these parts}
 
-    def walk(parts, prob):
-        candidates = sorted((ranks[parts[k] + parts[k + 1]], k) for k in range(len(parts) - 1)
-                            if parts[k] + parts[k + 1] in ranks)
-        for i, (_, k) in enumerate(candidates):
-            walk(parts[:k] + (parts[k] + parts[k + 1],) + parts[k + 2 :], prob * (1 - p) * p**i)
-        out[parts] += prob * p ** len(candidates)
+    def finals(parts):
+        if parts not in memo:
+            candidates = sorted((ranks[parts[k] + parts[k + 1]], k) for k in range(len(parts) - 1)
+                                if parts[k] + parts[k + 1] in ranks)
+            out = Counter({parts: p ** len(candidates)})  # every candidate dropped: stop here
+            for i, (_, k) in enumerate(candidates):
+                joined = parts[:k] + (parts[k] + parts[k + 1],) + parts[k + 2 :]
+                for end, q in finals(joined).items():
+                    out[end] += (1 - p) * p**i * q  # the i-th best survives, all better ones dropped
+            memo[parts] = out
+        return memo[parts]
 
-    walk(tuple(bytes([b]) for b in piece), 1.0)
-    return {parts: prob for parts, prob in out.items() if prob > 0}
+    return {parts: q for parts, q in finals(tuple(bytes([b]) for b in piece)).items() if q > 0}
