@@ -25,7 +25,13 @@ def _gpt4_ranks() -> dict[bytes, int]:
 
 @check("ex-opt-shortest")
 def check_shortest(shortest):
-    """``shortest(piece, ranks)`` -> the fewest tokens that spell ``piece``, as a list of bytes."""
+    """``shortest(piece, ranks)`` -> the fewest tokens that spell ``piece``, as a list of bytes.
+
+    >>> check_shortest(optimal.shortest_encoding)   # the package's own passes
+    >>> check_shortest(lambda piece, ranks: [piece[i:i + 1] for i in range(len(piece))])
+    Traceback (most recent call last):
+    AssertionError: b'abcd' takes 2 tokens at the fewest, your answer has 4: [b'a', b'b', b'c', b'd']
+    """
     cases = [
         (b"abcd", BYTES | {b"bc": 256, b"ab": 257, b"cd": 258}, 2),  # rank encoding: a bc d
         (b"abcd", BYTES | {b"ab": 256, b"bcd": 257}, 2),  # longest match first: ab c d

@@ -39,7 +39,13 @@ def check_healing(extensions):
 
 @check("ex-tok-digits")
 def check_digits(digit_groups):
-    """``digit_groups(digits)`` -> the pieces GPT-4 cuts a string of ASCII digits into."""
+    """``digit_groups(digits)`` -> the pieces GPT-4 cuts a string of ASCII digits into.
+
+    >>> check_digits(lambda d: [d[i:i + 3] for i in range(0, len(d), 3)])   # from the left
+    >>> check_digits(list)                                                    # one by one
+    Traceback (most recent call last):
+    AssertionError: GPT-4 cuts 1234567 as 123|456|7
+    """
     assert list(digit_groups("1234567")) == ["123", "456", "7"], "GPT-4 cuts 1234567 as 123|456|7"
     rng = random.Random(0)
     for name in ("cl100k_base", "o200k_base"):
