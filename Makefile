@@ -11,7 +11,7 @@ MATHJAX := _mathjax/mathjax
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml setup.py src/bpe_lesson/*.pyx
+$(STAMP): requirements.txt pyproject.toml setup.py src/bpe_lesson/*.pyx src/bpe_lesson/*.pxi
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements.txt
