@@ -46,7 +46,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..patterns import GPT4_PATTERN, O200K_PATTERN
-from ..tiktoken_io import OFFLINE_ENCODINGS, _tokenizer_from_ranks, offline_path, parse_tiktoken
+from ..tiktoken_io import OFFLINE_ENCODINGS, offline_path, parse_tiktoken
 from ..tiktoken_io import read_tiktoken_bytes, sha256_hex
 from ..tokenizer import Tokenizer
 
@@ -256,7 +256,8 @@ def from_pretrained(name: str, path=None) -> Tokenizer:
         ranks, pattern, _ = read_tekken(data, path)
     else:
         ranks, pattern = parse_tiktoken(data, source=path), spec.pattern
-    return _tokenizer_from_ranks(ranks, pattern, dict(spec.special_tokens), name, spec.normalize)
+    return Tokenizer.from_spec({"ranks": ranks, "pattern": pattern, "special_tokens": dict(spec.special_tokens),
+                                "name": name, "normalize": spec.normalize})
 
 
 __all__ = ["from_pretrained", "PRETRAINED", "NAMES", "pretrained_path", "read_tekken", "sha256_hex"]
