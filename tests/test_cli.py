@@ -40,13 +40,14 @@ def test_pack_options():
     args = parse("pack", "a.jsonl", "docs/", "--tokenizer", "tok.json", "--out", "shards")
     assert args == {"command": "pack", "sources": ["a.jsonl", "docs/"], "tokenizer": "tok.json", "out": "shards",
                     "shard_tokens": 50_000_000, "eos": "<|endoftext|>", "pad": None, "text_field": "text",
-                    "processes": None, "overwrite": False, "quiet": False}
+                    "processes": None, "engine": "local", "scheduler": None, "overwrite": False, "quiet": False}
     args = parse("pack", "b.parquet", "--tokenizer", "t.tiktoken", "--out", "o", "--shard-tokens", "1000",
                  "--eos", "<|eos|>", "--pad", "<|pad|>", "--text-field", "content", "--processes", "2",
-                 "--overwrite", "--quiet")
+                 "--engine", "dask", "--scheduler", "tcp://10.0.0.5:8786", "--overwrite", "--quiet")
     assert args == {"command": "pack", "sources": ["b.parquet"], "tokenizer": "t.tiktoken", "out": "o",
                     "shard_tokens": 1000, "eos": "<|eos|>", "pad": "<|pad|>", "text_field": "content",
-                    "processes": 2, "overwrite": True, "quiet": True}
+                    "processes": 2, "engine": "dask", "scheduler": "tcp://10.0.0.5:8786", "overwrite": True,
+                    "quiet": True}
 
 
 def test_verify_options():
@@ -68,7 +69,7 @@ def test_help_lists_every_subcommand(capsys):
 @pytest.mark.parametrize("command, options", [
     ("train", ["--config", "--quiet"]),
     ("pack", ["SOURCE", "--tokenizer", "--out", "--shard-tokens", "--eos", "--pad", "--text-field",
-              "--processes", "--overwrite", "--quiet"]),
+              "--processes", "--engine", "--scheduler", "--overwrite", "--quiet"]),
     ("verify", ["DIR", "--tokenizer"]),
 ])
 def test_each_subcommand_has_help(capsys, command, options):
@@ -100,6 +101,8 @@ def test_no_command_exits_2(capsys):
     (["pack", "--tokenizer", "t.json", "--out", "o"], "the following arguments are required: SOURCE"),
     (["pack", "a.txt", "--tokenizer", "t.json", "--out", "o", "--shard-tokens", "many"],
      "argument --shard-tokens: invalid int value: 'many'"),
+    (["pack", "a.txt", "--tokenizer", "t.json", "--out", "o", "--engine", "spark"],
+     "argument --engine: invalid choice: 'spark' (choose from 'local', 'dask')"),
     (["verify"], "the following arguments are required: DIR"),
     (["train", "-c", "x.yaml", "--fast"], "unrecognized arguments: --fast"),
 ])

@@ -12,18 +12,24 @@ The Python backend's split *is* ``regex.findall``, so comparing it with
 second engine, Hugging Face ``tokenizers``' Split (Oniguruma, written in C), and
 on cases worked out by hand. The character-class table the scanners read
 (``_char_classes.py``) is checked against ``regex`` code point by code point.
+
+subtle: ``regex`` and tiktoken's engine disagree about the classes of some rare
+code points ("disputed", ``unicode_classes``). The comparisons with ``regex``
+here leave text holding one of them out; tests/test_unicode_classes.py checks
+what both backends do with them (tiktoken's ids).
 """
 
 import random
 
 import pytest
 import regex
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import bpe_lesson
 from bpe_lesson import _char_classes, _encoder, _incremental, patterns
 from bpe_lesson.patterns import PATTERNS
+from bpe_lesson.unicode_classes import disputed_table, needs_exact
 from bpe_lesson.teaching.samples import MULTILINGUAL
 
 NAMES = sorted(PATTERNS)
@@ -87,6 +93,7 @@ tricky_text = st.lists(
 @example(text="don't DON'T we'LL O'Neil")
 @example(text="\u0301\u0301A")
 def test_scanner_equals_regex_on_tricky_text(text):
+    assume(not needs_exact(text))  # disputed code points: test_unicode_classes.py
     split = _encoder.split_chunks
     for name in NAMES:
         assert split(text, name) == expected(text, name), name
@@ -96,6 +103,7 @@ def test_scanner_equals_regex_on_tricky_text(text):
 @settings(max_examples=150, deadline=None)
 @given(text=st.text(max_size=60))
 def test_scanner_equals_regex_on_random_unicode(text):
+    assume(not needs_exact(text))  # disputed code points: test_unicode_classes.py
     split = _encoder.split_chunks
     for name in NAMES:
         assert split(text, name) == expected(text, name), name
@@ -105,6 +113,7 @@ def test_scanner_equals_regex_on_random_unicode(text):
 @settings(max_examples=60, deadline=None)
 @given(text=st.text(st.characters(exclude_categories=()), max_size=30))
 def test_scanner_lets_lone_surrogates_through_like_the_regex(text):
+    assume(not needs_exact(text))  # disputed code points: test_unicode_classes.py
     # categories=() includes Cs: lone surrogates, which a str may hold
     split = _encoder.split_chunks
     for name in NAMES:
@@ -164,8 +173,11 @@ def test_class_table_follows_regex_not_str_isspace():
 def test_class_table_equals_regex_on_sampled_code_points():
     classes, _, _ = _char_classes.class_tables()
     compiled = {bit: regex.compile(cls) for bit, cls in _char_classes.CLASSES.items()}
+    disputed = disputed_table()
     rng = random.Random(0)
-    for cp in [*range(0x300), *rng.sample(range(0x110000), 5000)]:
+    sample = [cp for cp in [*range(0x300), *rng.sample(range(0x110000), 5000)] if not disputed[cp]]
+    assert len(sample) > 5000
+    for cp in sample:
         ch = chr(cp)
         for bit, cls in compiled.items():
             assert bool(classes[cp] & bit) == bool(cls.fullmatch(ch)), (hex(cp), _char_classes.CLASSES[bit])
