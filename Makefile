@@ -49,7 +49,7 @@ lab: setup
 	$(VENV)/bin/jupyter lab book/
 
 student: setup
-	$(PY) -m bpe_lesson.exercises strip book/ student/
+	$(PY) -m bpe_lesson.teaching.exercises strip book/ student/
 
 clean:
 	rm -rf _build _mathjax student build src/*.egg-info

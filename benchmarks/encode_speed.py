@@ -2,7 +2,7 @@
 
 How to run (from the repository root, with the project's environment active):
 
-    python benchmarks/encode_speed.py                 # stdlib:10MB, the figures the issue asks for
+    python benchmarks/encode_speed.py                 # stdlib:10MB
     python benchmarks/encode_speed.py stdlib:1MB      # a quick check
     python benchmarks/encode_speed.py notes.txt       # one text file = one document
 
@@ -66,7 +66,7 @@ def hf_from_ranks(ranks: dict[bytes, int], pattern: str):
     """A Hugging Face tokenizer with tiktoken's ranks (see the module docstring)."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
-    from bpe_lesson.tiktoken_io import recover_merges
+    from bpe_lesson.ranks import recover_merges
 
     m = bytes_to_unicode()
     show = {rank: "".join(m[b] for b in token) for token, rank in ranks.items()}

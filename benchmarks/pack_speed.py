@@ -1,8 +1,8 @@
-"""Packing speed: ``bpe_lesson.data.pack`` on one core and on all cores, against tiktoken, in one run.
+"""Packing speed: ``bpe_lesson.lm.pack.pack`` on one core and on all cores, against tiktoken, in one run.
 
 How to run (from the repository root, with the project's environment active):
 
-    python benchmarks/pack_speed.py                  # 50 MB of text, the figure the issue asks for
+    python benchmarks/pack_speed.py                  # 50 MB of text
     python benchmarks/pack_speed.py --mb 2           # a quick check
     python benchmarks/pack_speed.py --tokenizer T    # pack with your tokenizer file instead
 
@@ -38,8 +38,8 @@ import numpy as np
 
 import bpe_lesson
 from _corpus import stdlib_docs  # benchmarks/_corpus.py
-from bpe_lesson.data import ShardWriter, iter_documents, pack
-from bpe_lesson.shards import embedding_rows, dtype_for, special_id
+from bpe_lesson.lm.pack import ShardWriter, iter_documents, pack
+from bpe_lesson.lm.shards import embedding_rows, dtype_for, special_id
 from bpe_lesson.tiktoken_io import to_tiktoken
 
 EOS = "<|endoftext|>"

@@ -2,7 +2,7 @@
 
 How to run (from the repository root, with the project's environment active):
 
-    python benchmarks/train_config.py                         # the issue's figures: 50 MB, 32,000 merges
+    python benchmarks/train_config.py                         # 50 MB, 32,000 merges
     python benchmarks/train_config.py --size 5MB --merges 4000  # a quick check
     python benchmarks/train_config.py --check                 # also: without hardcoded merges, equal to rustbpe's?
 
@@ -46,7 +46,7 @@ from _corpus import parse_size, stdlib_paths  # benchmarks/_corpus.py
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, os.pardir, "examples", "tokenizer.yaml")
 
-TARGET_RATIO = 1.2  # the issue: within 1.2x of rustbpe's time
+TARGET_RATIO = 1.2  # the goal: within 1.2x of rustbpe's time
 
 
 def make_corpus(folder: str, size: int) -> tuple[int, int, int]:
@@ -76,7 +76,8 @@ def make_corpus(folder: str, size: int) -> tuple[int, int, int]:
 
 OURS = r"""
 import json, resource, sys, time
-from bpe_lesson.config import load_config, train_from_config
+from bpe_lesson.scale.config import load_config
+from bpe_lesson.scale.phases import train_from_config
 cfg = load_config(sys.argv[1])
 t0 = time.perf_counter()
 result = train_from_config(cfg, progress=False, log=lambda line: None)

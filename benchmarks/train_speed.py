@@ -2,7 +2,7 @@ r"""Training speed: our three trainers against Hugging Face ``tokenizers`` and `
 
 How to run (from the repository root, with the project's environment active):
 
-    python benchmarks/train_speed.py stdlib:10MB 32768    # the figures the issue asks for
+    python benchmarks/train_speed.py stdlib:10MB 32768    # 10 MB of stdlib code, a 32,768-token vocabulary
     python benchmarks/train_speed.py stdlib:1MB 2048      # a check; includes the textbook (a minute or more)
     python benchmarks/train_speed.py notes.txt 8192       # one text file = one document
     python benchmarks/train_speed.py src/ 8192            # every .py/.txt under a folder, one document per file
@@ -138,7 +138,7 @@ def worker(name: str, docs_path: str, vocab_size: int, out_path: str) -> None:
         # the merge loop alone, both backends on the same chunk counts (computed before the clock starts)
         from bpe_lesson import incremental
         from bpe_lesson import trainer as trainer_mod
-        from bpe_lesson.corpus import count_chunks, to_byte_counts
+        from bpe_lesson.chunks import count_chunks, to_byte_counts
 
         counts = to_byte_counts(count_chunks(docs, GPT4_PATTERN))
         result["unique_chunks"] = len(counts)

@@ -2,8 +2,8 @@
 
 ``backend`` parametrizes a test over "python" and "cython" (the Cython one is
 skipped only when BPE_LESSON_PUREPYTHON=1 forces the pure-Python backend; a
-missing build is a failure, see test_backend.py). ``stdlib_text`` and
-``prose_text`` are real text every machine with Python has.
+missing build is a failure, see test_backend.py). ``stdlib_docs`` and
+``prose_docs`` are real text every machine with Python has.
 """
 
 import glob

@@ -1,19 +1,19 @@
 """The 1,161 hardcoded merges: count, order, ids 256-1416, the bytes a reader can check,
 and agreement between merge-list replay and rank encoding on every one of them."""
 
-import doctest
 
 import pytest
 
 from bpe_lesson import Tokenizer, hardcoded
 from bpe_lesson.hardcoded import OPERATORS, hardcoded_merges, hardcoded_tokens
-from bpe_lesson.textbook import apply_merges, base_vocab
-from bpe_lesson.tiktoken_io import recover_merges
+from bpe_lesson.textbook import apply_merges
+from bpe_lesson.ranks import vocab_from_merges
+from bpe_lesson.ranks import recover_merges
 
 
 @pytest.fixture(scope="module")
 def vocab():
-    return base_vocab(hardcoded_merges())  # id -> bytes
+    return vocab_from_merges(hardcoded_merges())  # id -> bytes
 
 
 def test_exactly_1161_merges_with_ids_256_to_1416():
@@ -24,7 +24,7 @@ def test_exactly_1161_merges_with_ids_256_to_1416():
     assert all(a < n and b < n for (a, b), n in merges)
 
 
-def test_the_order_is_the_issues(vocab):
+def test_the_blocks_come_in_the_documented_order(vocab):
     tokens = [vocab[i] for i in range(256, 1417)]
     assert tokens == hardcoded_tokens()
     assert tokens[:100] == [f"{i:02d}".encode() for i in range(100)]
@@ -74,8 +74,3 @@ def test_numbers_and_indentation_become_single_tokens():
     assert b"202" in pieces and b"141" in pieces and b"59" in pieces and b"..." in pieces
     assert b" " * 7 in pieces  # 8 spaces before a word: 7 + " return" (GPT-4 keeps one for the word)
     assert tok.decode(ids) == "x = 2024\n\n        return 3.14159..."
-
-
-def test_worked_examples_in_the_docstrings():
-    result = doctest.testmod(hardcoded)
-    assert result.attempted > 0 and result.failed == 0

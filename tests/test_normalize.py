@@ -3,7 +3,6 @@ round trip), NFKC's documented loss on concrete strings, the same form in traini
 and encoding, and the form kept in both save formats.
 """
 
-import doctest
 import json
 import unicodedata
 
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 
 import bpe_lesson
 from bpe_lesson import normalize as normalize_module
-from bpe_lesson import samples
+from bpe_lesson.teaching import samples
 from bpe_lesson.normalize import FORMS, changed_characters, check_form, normalize
 
 # text that the four forms treat differently: ligature, full width, superscript, composed and decomposed accents
@@ -24,11 +23,6 @@ TRICKY = "ﬁne ﬂour, Ｈｅｌｌｏ x² café cafe\u0301 Å Ω ½"
 def training_text():
     train, _ = samples.prose_split()
     return "\n".join(train[:60]) + "\n" + "\n".join(samples.MULTILINGUAL.values()) + "\n" + TRICKY * 3
-
-
-def test_doctests():
-    result = doctest.testmod(normalize_module)
-    assert result.attempted > 3 and result.failed == 0
 
 
 def test_round_trip_holds_without_normalization(backend, training_text):

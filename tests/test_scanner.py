@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import bpe_lesson
 from bpe_lesson import _encoder, patterns
 from bpe_lesson.patterns import PATTERNS
-from bpe_lesson.samples import MULTILINGUAL
+from bpe_lesson.teaching.samples import MULTILINGUAL
 
 NAMES = sorted(PATTERNS)
 needs_cython = pytest.mark.skipif(bpe_lesson.BACKEND == "python", reason="BPE_LESSON_PUREPYTHON=1")

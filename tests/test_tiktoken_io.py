@@ -18,9 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_lesson
+from bpe_lesson.ranks import byte_pair_merge, recover_merges, unreachable_tokens
 from bpe_lesson import Tokenizer
 from bpe_lesson import tiktoken_io as tio
-from bpe_lesson.samples import MULTILINGUAL
+from bpe_lesson.teaching.samples import MULTILINGUAL
 from bpe_lesson.textbook import apply_merges
 
 NAMES = ["cl100k_base", "o200k_base"]
@@ -75,7 +76,7 @@ def trained(request):
 
     def get(backend, pattern="gpt4"):
         if (backend, pattern) not in cache:
-            from bpe_lesson.samples import code_files, prose_topics
+            from bpe_lesson.teaching.samples import code_files, prose_topics
 
             docs = list(prose_topics().values())[:30] + list(code_files(100_000).values())
             if pattern is None:  # subtle: no split makes each document one chunk; keep them short
@@ -244,7 +245,7 @@ def test_export_then_import_gives_the_same_tokenizer(trained, backend, tmp_path,
 def test_a_reimported_trained_vocabulary_saves_as_json_too(trained, backend, tmp_path):
     tok = trained(backend)
     tok.save_tiktoken(tmp_path / "ours.tiktoken")
-    back = tio.load_tiktoken(tmp_path / "ours.tiktoken")
+    back = Tokenizer.load_tiktoken(tmp_path / "ours.tiktoken")
     back.save(tmp_path / "ours.json")  # the recovered merges rebuild every token, so the JSON format holds it
     again = Tokenizer.load(tmp_path / "ours.json")
     assert again.vocab == tok.vocab
@@ -333,7 +334,7 @@ def test_corrupt_tiktoken_file_is_rejected_naming_the_line(tmp_path, line, messa
     path = tmp_path / "bad.tiktoken"
     path.write_bytes(b"\n".join(_good_lines() + [line]) + b"\n")
     with pytest.raises(ValueError, match=message):
-        tio.load_tiktoken(path)
+        Tokenizer.load_tiktoken(path)
 
 
 def test_missing_byte_tokens_are_rejected(tmp_path):
@@ -367,10 +368,10 @@ BYTES = {bytes([i]): i for i in range(256)}
 def test_recover_merges_by_hand():
     # "ab" 256, "bc" 257, "abc" 258: in "abc" the encoder joins "ab" (256 < 257) first
     ranks = BYTES | {b"ab": 256, b"bc": 257, b"abc": 258}
-    assert tio.recover_merges(ranks) == [((97, 98), 256), ((98, 99), 257), ((256, 99), 258)]
+    assert recover_merges(ranks) == [((97, 98), 256), ((98, 99), 257), ((256, 99), 258)]
     # swap the ranks of "ab" and "bc": now "bc" goes first and "abc" is a + bc
     ranks = BYTES | {b"bc": 256, b"ab": 257, b"abc": 258}
-    assert tio.recover_merges(ranks) == [((98, 99), 256), ((97, 98), 257), ((97, 256), 258)]
+    assert recover_merges(ranks) == [((98, 99), 256), ((97, 98), 257), ((97, 256), 258)]
 
 
 def test_a_merge_list_and_a_rank_table_can_disagree():
@@ -381,17 +382,17 @@ def test_a_merge_list_and_a_rank_table_can_disagree():
     assert tok.encode("abc") == [258]  # ranks: the whole chunk is a token
     assert tok.encode("xabc") == [120, 258]  # no shortcut here: a + bc has rank 258, so it joins
     # the merges recovered from the ranks replay to what the ranks give
-    recovered = dict(tio.recover_merges(tok._ranks))
+    recovered = dict(recover_merges(tok._ranks))
     assert recovered[(97, 256)] == 258 and apply_merges(list(b"abc"), recovered) == [258]
 
 
 def test_unreachable_tokens_by_hand():
     # "abc" ranked before "bc": only single bytes are older, no two of them make "abc"
     ranks = BYTES | {b"abc": 256, b"bc": 257}
-    assert tio.unreachable_tokens(ranks) == [b"abc"]
-    assert tio.parts_below(b"abc", ranks, 256) == [b"a", b"b", b"c"]
+    assert unreachable_tokens(ranks) == [b"abc"]
+    assert byte_pair_merge(b"abc", ranks, 256) == [b"a", b"b", b"c"]
     # subtle: with every rank allowed the encoder does reach it, through the younger "bc"
-    assert tio.parts_below(b"abc", ranks) == [b"abc"]
+    assert byte_pair_merge(b"abc", ranks) == [b"abc"]
     assert Tokenizer(None, vocab={r: t for t, r in ranks.items()}).encode("abc") == [256]  # the shortcut
 
 
@@ -399,7 +400,7 @@ def test_unreachable_tokens_by_hand():
 @pytest.mark.parametrize("name", NAMES)
 def test_every_real_token_is_reachable_by_its_recovered_merges(real, name):
     ours, _, _ = real[name]
-    merges = tio.recover_merges(ours._ranks)
+    merges = recover_merges(ours._ranks)
     multi = [r for t, r in ours._ranks.items() if len(t) > 1]
     assert len(merges) == len(multi)  # computed in the tiktoken chapter too: no token is unreachable
     # each recovered merge joins two older tokens into exactly the token's bytes

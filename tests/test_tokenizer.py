@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import bpe_lesson
 from bpe_lesson import Tokenizer
-from bpe_lesson.samples import MULTILINGUAL
+from bpe_lesson.teaching.samples import MULTILINGUAL
 
 TRICKY = [
     "",
@@ -30,7 +30,7 @@ def trained(request):
     def get(backend, pattern="gpt4"):
         key = (backend, pattern)
         if key not in cache:
-            from bpe_lesson.samples import code_files, prose_topics
+            from bpe_lesson.teaching.samples import code_files, prose_topics
 
             docs = list(prose_topics().values())[:40] + list(code_files(150_000).values())
             if pattern is None:  # each document is one long chunk: keep it small for the Python trainer

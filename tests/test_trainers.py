@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import bpe_lesson
 from bpe_lesson import incremental, textbook
-from bpe_lesson.corpus import count_chunks, to_byte_counts
+from bpe_lesson.chunks import count_chunks, to_byte_counts
 from bpe_lesson.patterns import GPT4_PATTERN
 from bpe_lesson.trainer import get_trainer
 
@@ -183,7 +183,7 @@ def test_parallel_counting_equals_serial(stdlib_docs):
 def test_compiled_chunk_counting_equals_regex_counting(pattern, stdlib_docs, prose_docs):
     if bpe_lesson.BACKEND == "python":
         pytest.skip("BPE_LESSON_PUREPYTHON=1")
-    from bpe_lesson.corpus import count_chunk_bytes
+    from bpe_lesson.chunks import count_chunk_bytes
 
     docs = stdlib_docs[:40] + prose_docs[:40] + ["a<|endoftext|>b<|endoftext|>", "ünïcödé 😀\r\n  x"]
     specials = ["<|endoftext|>"]
@@ -198,7 +198,7 @@ def test_compiled_chunk_counting_equals_regex_counting(pattern, stdlib_docs, pro
 def test_compiled_chunk_counting_on_random_text(docs, pattern):
     if bpe_lesson.BACKEND == "python":
         return
-    from bpe_lesson.corpus import count_chunk_bytes
+    from bpe_lesson.chunks import count_chunk_bytes
 
     docs = [d.encode("utf-8", "replace").decode("utf-8") for d in docs]  # no lone surrogates
     assert count_chunk_bytes(docs, pattern, processes=2) == count_chunk_bytes(docs, pattern, processes=1, fast=False)
@@ -215,8 +215,8 @@ def test_threaded_counting_in_fresh_processes_equals_regex_counting():
     import sys
 
     code = (
-        "from bpe_lesson.corpus import count_chunk_bytes\n"
-        "from bpe_lesson.samples import code_files\n"
+        "from bpe_lesson.chunks import count_chunk_bytes\n"
+        "from bpe_lesson.teaching.samples import code_files\n"
         "docs = list(code_files(3_000_000).values())\n"
         "a = count_chunk_bytes(docs, 'gpt4', processes=2)\n"
         "b = count_chunk_bytes(docs, 'gpt4', processes=1, fast=False)\n"

@@ -2,22 +2,22 @@
 
 The public API: ``train``, ``load``, ``Tokenizer`` and ``BACKEND``: "cython" when the
 compiled extensions (the trainer ``_incremental`` and the encoder ``_encoder``) are
-built and not disabled by ``BPE_LESSON_PUREPYTHON=1``, else "python". Both give the
-same merges and the same ids.
+built and not disabled by ``BPE_LESSON_PUREPYTHON=1``, else "python" (decided once,
+in ``_backend.py``). Both give the same merges and the same ids.
+
+The core, flat in this folder, is what the book's Part I reads: ``patterns``,
+``normalize``, ``chunks``, ``textbook``, ``incremental``, ``ranks``, ``tokenizer``,
+``trainer``, ``tiktoken_io``, ``hardcoded``. Larger capabilities live in
+subpackages that import the core, never the reverse: ``scale`` (the YAML
+trainer), ``lm`` (shards and training windows), ``cousins`` (WordPiece, Unigram),
+``teaching`` (the book's helpers) and ``interop`` (other ecosystems).
 """
 
+from ._backend import BACKEND
 from .tokenizer import Tokenizer
-from .trainer import BACKEND, train
+from .trainer import train
 
 __all__ = ["train", "load", "Tokenizer", "BACKEND"]
 __version__ = "0.1.0"
 
-
-def load(path) -> Tokenizer:
-    """Load a tokenizer: our JSON file, or a ``.tiktoken`` file (with its JSON sidecar if present)."""
-    p = str(path)
-    if p.endswith(".tiktoken") or p.endswith(".tiktoken.gz"):
-        from .tiktoken_io import load_tiktoken
-
-        return load_tiktoken(path)
-    return Tokenizer.load(path)
+load = Tokenizer.load  # our JSON file, or a .tiktoken file (with its JSON sidecar if present)

@@ -631,7 +631,7 @@ cdef int table_insert(Table* t, const Key* k, uint32_t v0, uint32_t v1) noexcept
 # The merge loop (tiktoken's rank rule, as bpe_encode_chunk)
 # =============================================================================
 #
-# Why it is fast (measured on this project's 2-core machine, busy with other jobs,
+# Why it is fast (measured on a 2-core x86-64 machine, busy with other jobs,
 # 10 MB of CPython stdlib sources, cl100k_base; benchmarks/encode_speed.py):
 #   * The split comes first. The ``regex`` module finds GPT-4's chunks at 4-12 MB/s,
 #     about tiktoken's speed for the whole encode, so merging fast behind it could not

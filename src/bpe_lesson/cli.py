@@ -1,9 +1,9 @@
 """The ``bpe-lesson`` command (also ``python -m bpe_lesson``).
 
 Subcommands:
-  train -c CONFIG.yaml     train a tokenizer from a YAML config (``config.py``)
-  pack ...                 encode documents into token shards (``data.py``)
-  verify DIR               re-check a shard directory against its manifest (``shards.py``)
+  train -c CONFIG.yaml     train a tokenizer from a YAML config (``scale/phases.py``)
+  pack ...                 encode documents into token shards (``lm/pack.py``)
+  verify DIR               re-check a shard directory against its manifest (``lm/shards.py``)
 
 What this module does not do: any work itself; each subcommand's module owns its
 options (``add_arguments``) and its behaviour (``run``).
@@ -17,9 +17,9 @@ import sys
 
 # subcommand -> (module, help); each module has add_<name>_arguments(parser) and run_<name>(args) -> int
 COMMANDS = {
-    "train": ("bpe_lesson.config", "train a tokenizer from a YAML config"),
-    "pack": ("bpe_lesson.data", "encode documents into uint16/uint32 token shards with a manifest"),
-    "verify": ("bpe_lesson.shards", "re-check a shard directory against its manifest"),
+    "train": ("bpe_lesson.scale.phases", "train a tokenizer from a YAML config"),
+    "pack": ("bpe_lesson.lm.pack", "encode documents into uint16/uint32 token shards with a manifest"),
+    "verify": ("bpe_lesson.lm.shards", "re-check a shard directory against its manifest"),
 }
 
 

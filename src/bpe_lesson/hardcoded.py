@@ -21,7 +21,7 @@ pieces instead of whatever the corpus happened to make common); indentation and
 operators are the bulk of code.
 
 How each token is built. A merge joins two tokens that already exist, and we
-pick the pair that the rank encoder (``tokenizer.bpe_encode_chunk``) would join
+pick the pair that the rank encoder (``ranks.bpe_encode_chunk``) would join
 *last* when it encodes the token with the tokens made before it. For spaces that
 gives a hierarchy (4 = 2+2, 5 = 2+3, 8 = 4+4); for a three-digit number it is
 "two-digit token + digit" when the leading pair ranks first ("123" = "12"+"3"),
@@ -37,9 +37,9 @@ config's ``hardcoded_merges: true`` does).
 
 from __future__ import annotations
 
-from .tokenizer import bpe_encode_chunk
+from .ranks import bpe_encode_chunk
 
-# The 20 operators (the list): comparison, arrows, scope, augmented
+# The 20 operators: comparison, arrows, scope, augmented
 # assignment, logic, shifts, power/floor division, increments, the walrus.
 OPERATORS = ("==", "!=", "<=", ">=", "->", "=>", "::", "+=", "-=", "*=",
              "/=", "&&", "||", "<<", ">>", "**", "//", "++", "--", ":=")
@@ -79,7 +79,3 @@ def hardcoded_merges() -> list[tuple[tuple[int, int], int]]:
         merges.append(((parts[0], parts[1]), new_id))
         ranks[token] = new_id
     return merges
-
-
-N_HARDCODED = 1161
-LAST_ID = FIRST_ID + N_HARDCODED - 1  # 1416

@@ -11,10 +11,12 @@ Three ideas make it fast:
      a popped entry is an upper bound: if its count is stale we push the true
      count back and pop again.
 
-``_incremental.pyx`` is the same algorithm, the same function names, compiled.
+The steps have names, and ``_incremental.pyx`` has the same ones, compiled:
+``load``, ``count_all``, ``pop_best``, ``merge_word`` (the step inside one word)
+and ``apply_merge`` (one merge over every word that holds the pair).
 
-What this module does not do: read or split text (``corpus.py``), encode
-(``tokenizer.py``), or explain the rule again (``textbook.py`` does).
+What this module does not do: read or split text (``chunks.py``), encode
+(``ranks.py``), or explain the rule again (``textbook.py`` does).
 """
 
 from __future__ import annotations
@@ -22,84 +24,141 @@ from __future__ import annotations
 import heapq
 from collections import Counter, defaultdict
 
-from .textbook import apply_merges, base_vocab, format_merge, merge
+from .ranks import vocab_from_merges
+from .textbook import apply_merges, format_merge, merge
 
 
-def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None):
-    """Learn up to ``n_merges`` merges from ``chunk_counts`` (bytes -> count).
+def load(chunk_counts, base_merges=()):
+    """Each unique chunk as a list of ids (after the merges we continue from), and its count.
 
-    Same contract and same result as ``textbook.train_merges``.
-
-    >>> train_merges({b"aaabdaaabac": 1}, 3)
-    [((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
+    >>> load({b"aab": 3}, [((97, 97), 256)])
+    ([[256, 98]], [3])
     """
-    vocab = base_vocab(base_merges)  # int -> bytes
-    known = set(vocab.values())  # bytes of every token
-    ranks = {pair: new_id for pair, new_id in base_merges}
+    ranks = {pair: new_id for pair, new_id in base_merges}  # (int, int) -> int
     words = []  # list[list[int]]: each unique chunk as ids
     counts = []  # list[int]: how often each chunk occurs
     for chunk, count in chunk_counts.items():
         words.append(apply_merges(list(chunk), ranks))
         counts.append(count)
+    return words, counts
 
-    # 1. count every pair once, and remember which words hold it
+
+def count_all(words, counts):
+    """Count every pair once, remember which words hold it, and heap the counts.
+
+    The heap holds (-count, left, right): its smallest entry is the highest count
+    and, among equal counts, the smallest (left, right), which is the tie rule.
+
+    >>> pair_counts, where, heap = count_all([[97, 97, 97], [97, 98]], [1, 2])
+    >>> dict(pair_counts), dict(where), heap[0]
+    ({(97, 97): 2, (97, 98): 2}, {(97, 97): {0}, (97, 98): {1}}, (-2, 97, 97))
+    """
     pair_counts = defaultdict(int)  # (int, int) -> int
     where = defaultdict(set)  # (int, int) -> set of word indices
     for i, w in enumerate(words):
         for pair in zip(w, w[1:]):
             pair_counts[pair] += counts[i]
             where[pair].add(i)
-
-    # 2. a heap of (-count, left, right): the smallest tuple is the highest count,
-    #    and among equal counts the smallest (left, right), which is the tie rule
     heap = [(-c, a, b) for (a, b), c in pair_counts.items()]
     heapq.heapify(heap)
+    return pair_counts, where, heap
 
-    next_id = 256 + len(base_merges)
-    merges = []
-    while len(merges) < n_merges and heap:
+
+def pop_best(heap, pair_counts, vocab, known):
+    """Pop the pair to merge next and its count, or None when no pair occurs twice.
+
+    Counts only fall (pairs with the newest token are pushed fresh), so a popped
+    entry is an upper bound: when its count is stale we push the true count back
+    and pop again.
+
+    >>> heap = [(-5, 97, 98), (-4, 98, 99)]
+    >>> pop_best(heap, {(97, 98): 3, (98, 99): 4}, {97: b"a", 98: b"b", 99: b"c"}, set())
+    ((98, 99), 4)
+    """
+    while heap:
         neg, a, b = heapq.heappop(heap)
-        pair = (a, b)
-        count = pair_counts.get(pair, 0)
+        count = pair_counts.get((a, b), 0)
         if count != -neg:
             # stale entry: the count fell since it was pushed; push the true one back
             if count > 0:
                 heapq.heappush(heap, (-count, a, b))
             continue
         if count < 2:
-            break
+            return None
         if vocab[a] + vocab[b] in known:
             # subtle: these bytes already are a token (made from another split); skip
             # the pair for good: its count can only fall, so it never needs a re-check
             continue
+        return (a, b), count
+    return None
 
+
+def merge_word(word, pair, new_id):
+    """Merge ``pair`` in one word, left to right; return the new word and how its pair counts changed.
+
+    The step inside the loop (rustbpe's ``Word::merge_pair``): the pair counts of
+    the whole corpus change by this difference times the word's count.
+
+    >>> new, delta = merge_word([97, 97, 97, 98], (97, 97), 256)
+    >>> new, sorted(delta.items())
+    ([256, 97, 98], [((97, 97), -2), ((97, 98), 0), ((256, 97), 1)])
+    """
+    new = merge(word, pair, new_id)
+    delta = Counter(zip(new, new[1:]))  # (int, int) -> change in count
+    delta.subtract(Counter(zip(word, word[1:])))
+    return new, delta
+
+
+def apply_merge(pair, new_id, words, counts, pair_counts, where, heap):
+    """Rewrite only the words that hold ``pair``; update the counts by the difference.
+
+    Pairs that contain ``new_id`` are new: they are indexed and pushed once,
+    after all words are done, with their final counts.
+    """
+    fresh = set()  # pairs that contain new_id
+    for i in where.pop(pair):
+        new_w, delta = merge_word(words[i], pair, new_id)
+        if len(new_w) == len(words[i]):
+            continue  # subtle: the index may be stale (an earlier merge took the pair away)
+        for p, n in delta.items():
+            pair_counts[p] += n * counts[i]
+            if new_id in p:
+                where[p].add(i)
+                fresh.add(p)
+        words[i] = new_w
+    pair_counts.pop(pair, None)
+    for p in fresh:
+        heapq.heappush(heap, (-pair_counts[p], p[0], p[1]))
+
+
+def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None):
+    """Learn up to ``n_merges`` merges from ``chunk_counts`` (bytes -> count).
+
+    Same contract and same result as ``textbook.train_merges``: the steps above,
+    in a loop.
+
+    >>> train_merges({b"aaabdaaabac": 1}, 3)
+    [((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
+    """
+    vocab = vocab_from_merges(base_merges)  # int -> bytes
+    known = set(vocab.values())  # bytes of every token
+    words, counts = load(chunk_counts, base_merges)
+    pair_counts, where, heap = count_all(words, counts)
+    next_id = 256 + len(base_merges)
+    merges = []
+    while len(merges) < n_merges:
+        best = pop_best(heap, pair_counts, vocab, known)
+        if best is None:
+            break
+        pair, count = best
         new_id = next_id
         next_id += 1
-        vocab[new_id] = vocab[a] + vocab[b]
+        vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
         known.add(vocab[new_id])
         merges.append((pair, new_id))
         if verbose:
             print(format_merge(len(merges), pair, new_id, vocab, count))
         if progress is not None:
             progress(1)
-
-        # 3. rewrite only the words that hold the pair; update counts by the difference
-        fresh = set()  # pairs that contain new_id: pushed once, after all words are done
-        for i in where.pop(pair):
-            w = words[i]
-            new_w = merge(w, pair, new_id)
-            if len(new_w) == len(w):
-                continue  # subtle: the index may be stale (an earlier merge took the pair away)
-            c = counts[i]
-            for p, n in Counter(zip(w, w[1:])).items():
-                pair_counts[p] -= n * c
-            for p, n in Counter(zip(new_w, new_w[1:])).items():
-                pair_counts[p] += n * c
-                if new_id in p:
-                    where[p].add(i)
-                    fresh.add(p)
-            words[i] = new_w
-        pair_counts.pop(pair, None)
-        for p in fresh:
-            heapq.heappush(heap, (-pair_counts[p], p[0], p[1]))
+        apply_merge(pair, new_id, words, counts, pair_counts, where, heap)
     return merges

@@ -6,7 +6,7 @@ space, the word and the full stop). Special tokens such as ``<|endoftext|>`` are
 cut out of the raw text *before* the pattern runs.
 
 What this module does not do: it counts nothing and merges nothing (see
-``corpus.py`` and the trainers), and it knows no byte-level tricks: chunks are
+``chunks.py`` and the trainers), and it knows no byte-level tricks: chunks are
 ``str``; the caller turns them into UTF-8 bytes.
 """
 
@@ -96,13 +96,17 @@ def special_regex(special_tokens) -> regex.Pattern | None:
     return regex.compile("|".join(regex.escape(s) for s in specials))
 
 
-def split_specials(text: str, special_tokens) -> list[tuple[str, bool]]:
+def split_specials(text: str, specials) -> list[tuple[str, bool]]:
     """Cut raw text at special tokens: a list of (piece, is_special).
+
+    The one special-token cutter: training, encoding and packing all use it.
+    ``specials`` is a list of special tokens or a regex from ``special_regex``
+    (None or an empty list: no special tokens).
 
     >>> split_specials("a<|endoftext|>b", ["<|endoftext|>"])
     [('a', False), ('<|endoftext|>', True), ('b', False)]
     """
-    rx = special_regex(special_tokens)
+    rx = specials if (specials is None or isinstance(specials, regex.Pattern)) else special_regex(specials)
     if rx is None:
         return [(text, False)] if text else []
     out = []
@@ -115,3 +119,12 @@ def split_specials(text: str, special_tokens) -> list[tuple[str, bool]]:
     if start < len(text):
         out.append((text[start:], False))
     return out
+
+
+def ordinary_pieces(text: str, specials) -> list[str]:
+    """The text between special tokens: what training counts (specials are never counted).
+
+    >>> ordinary_pieces("a<|endoftext|>b", ["<|endoftext|>"])
+    ['a', 'b']
+    """
+    return [piece for piece, special in split_specials(text, specials) if not special]

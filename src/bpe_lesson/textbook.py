@@ -18,13 +18,15 @@ The rule (shared with ``incremental.py`` and ``_incremental.pyx``):
   * new ids are 256, 257, ... in merge order; stop at the budget or when the best
     count is below 2.
 
-What this module does not do: pre-tokenize or read text (see ``corpus.py``), or
-encode with rank semantics (see ``tokenizer.py``).
+What this module does not do: pre-tokenize or read text (see ``chunks.py``), or
+encode with rank semantics (see ``ranks.py``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+
+from .ranks import vocab_from_merges
 
 
 def count_pairs(words: dict[tuple[int, ...], int]) -> Counter:
@@ -60,18 +62,6 @@ def merge(ids, pair, new_id) -> list[int]:
     return out
 
 
-def base_vocab(base_merges=()) -> dict[int, bytes]:
-    """The 256 byte tokens, plus the tokens of any merges we continue from.
-
-    >>> v = base_vocab([((104, 105), 256)]); len(v), v[256]
-    (257, b'hi')
-    """
-    vocab = {i: bytes([i]) for i in range(256)}  # int -> bytes
-    for (a, b), new_id in base_merges:
-        vocab[new_id] = vocab[a] + vocab[b]
-    return vocab
-
-
 def apply_merges(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int]:
     """Apply a merge list the way training did: earliest merge first.
 
@@ -98,7 +88,7 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
     >>> train_merges({b"aaabdaaabac": 1}, 3)
     [((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
     """
-    vocab = base_vocab(base_merges)  # int -> bytes
+    vocab = vocab_from_merges(base_merges)  # int -> bytes
     known = set(vocab.values())  # every token's bytes, to skip pairs that already are a token
     ranks = {pair: new_id for pair, new_id in base_merges}
     # each unique chunk as a tuple of ids (after the merges we continue from) -> count

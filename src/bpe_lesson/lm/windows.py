@@ -9,7 +9,7 @@ The ids come from a tensor in memory or from a shard folder (``shards.py``):
 shards are memory-mapped, so the corpus is never read into RAM, and a window
 that crosses from one shard into the next is stitched from both.
 
-What this module does not do: pack or verify shards (``data.py``, ``shards.py``;
+What this module does not do: pack or verify shards (``pack.py``, ``shards.py``;
 opening a folder checks the manifest and the file sizes only, not the hashes),
 mask documents from each other inside a window (an EOS separates them; attention
 still crosses it), or build chat examples (``chat.py``).

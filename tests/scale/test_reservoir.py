@@ -1,7 +1,6 @@
 """The memory budget: everything kept while it fits; then a uniform, seeded sample that
 never exceeds the budget; and a corpus several times the budget trains in bounded memory."""
 
-import doctest
 import json
 import os
 import subprocess
@@ -10,8 +9,8 @@ import textwrap
 
 import pytest
 
-from bpe_lesson import reservoir
-from bpe_lesson.reservoir import UNIT_OVERHEAD, Reservoir
+from bpe_lesson.scale import reservoir
+from bpe_lesson.scale.reservoir import UNIT_OVERHEAD, Reservoir
 
 
 def lines(n, width=20):
@@ -84,7 +83,8 @@ def test_a_budget_must_be_positive():
 
 PEAK = r"""
 import json, resource, sys
-from bpe_lesson.config import parse_config, train_from_config
+from bpe_lesson.scale.config import parse_config
+from bpe_lesson.scale.phases import train_from_config
 cfg = parse_config({"output": sys.argv[1], "working_set_mb": float(sys.argv[3]), "threads": 1,
                     "hardcoded_merges": False, "phases": [{"merges": 50, "sources": [{"file": sys.argv[2]}]}]})
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -117,8 +117,3 @@ def test_a_corpus_larger_than_the_budget_trains_in_bounded_memory(tmp_path, budg
     grew = r["peak"] - r["base"]
     assert grew < 3 * budget_mb + 30, textwrap.shorten(json.dumps(r), 300)
     assert grew < size / 2**20 / 2
-
-
-def test_worked_examples_in_the_docstrings():
-    result = doctest.testmod(reservoir)
-    assert result.attempted > 0 and result.failed == 0

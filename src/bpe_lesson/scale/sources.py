@@ -14,7 +14,7 @@ across it and treats the text on each side as it would in the whole file:
   gpt2 and any other regex: after "\\n" with a visible ASCII character on both
           sides (GPT-2 chunks "\\n  x" as "\\n ", " x", but a file ending "\\n" as "\\n").
 The rules are conservative: a line that starts with, say, a CJK character is
-not cut off, it just makes its unit longer. ``tests/test_sources.py`` checks on
+not cut off, it just makes its unit longer. ``tests/scale/test_sources.py`` checks on
 real text that counting units gives exactly the counts of splitting whole files.
 (For a regex of your own the strict rule is a good guess, not a proof.)
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import re
 
-from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
+from ..patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 
 SUFFIXES = (".txt", ".parquet")
 BLOCK_BYTES = 1 << 20  # read files this much at a time

@@ -1,7 +1,7 @@
-"""The student version of the book: ``python -m bpe_lesson.exercises strip SRC DST``.
+"""The student version of the book: ``python -m bpe_lesson.teaching.exercises strip SRC DST``.
 
 Both directions on a tiny notebook built here that follows the convention (see
-``bpe_lesson/exercises.py``): stripped, ``pytest --nbval`` fails on exactly the
+``bpe_lesson/teaching/exercises.py``): stripped, ``pytest --nbval`` fails on exactly the
 unsolved exercises' cells; with the solutions typed back in, it passes. Then the
 convention itself is checked on every chapter that exists in ``book/``.
 
@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 import nbformat
 import pytest
 
-from bpe_lesson.exercises import CHECK_TAG, SOLUTION_TAG
+from bpe_lesson.teaching.exercises import CHECK_TAG, SOLUTION_TAG
 
 BOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "book")
 
@@ -79,7 +79,7 @@ def tagged(nb, tag):
 
 
 def strip_cli(src, dst):
-    p = subprocess.run([sys.executable, "-m", "bpe_lesson.exercises", "strip", str(src), str(dst)],
+    p = subprocess.run([sys.executable, "-m", "bpe_lesson.teaching.exercises", "strip", str(src), str(dst)],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     return p.stdout

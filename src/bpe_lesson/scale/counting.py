@@ -3,7 +3,7 @@
 Input: units from ``sources.py`` with their *alone* flags (a unit that touches the
 start or end of its document must be split on its own; any other may be glued to
 any other). Output: chunk counts, UTF-8 bytes -> count, what every trainer takes.
-``corpus.count_chunks`` does the same for whole documents held in memory.
+``chunks.count_chunks`` does the same for whole documents held in memory.
 
 What this module does not do: read files (``sources.py``), decide what to keep
 (``reservoir.py``), or merge anything (the trainers).
@@ -11,6 +11,7 @@ What this module does not do: read files (``sources.py``), decide what to keep
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import re
 from bisect import bisect_left
 from collections import Counter
@@ -19,12 +20,12 @@ from itertools import accumulate
 
 import regex
 
-from .corpus import compiled_counter
-from .patterns import GPT4_PATTERN, compile_pattern, special_regex
+from ..chunks import compiled_counter
+from ..patterns import GPT4_PATTERN, compile_pattern, ordinary_pieces, special_regex
 
 TASK_BYTES = 1 << 20  # text per counting task sent to a worker
 
-# Why counting is fast (measured on this project's 2-core machine, 3.8 MB of stdlib
+# Why counting is fast (measured on a 2-core x86-64 machine, 3.8 MB of stdlib
 # code, GPT-4 pattern): the regex split is most of the trainer's time, so
 #   * with the compiled backend and a named pattern, the hand-written scanner of
 #     ``_encoder.pyx`` counts each glued group in C++ (``ChunkCounter``); what
@@ -110,14 +111,13 @@ def _split(data: bytes, pattern: str, specials) -> list[str]:
     if specials is None:
         return findall(text)
     chunks = []
-    for piece in specials.split(text):  # special tokens are cut out first, never counted
-        if piece:
-            chunks += findall(piece)
+    for piece in ordinary_pieces(text, specials):  # special tokens are cut out first, never counted
+        chunks += findall(piece)
     return chunks
 
 
 def _count(data: bytes, pattern: str, specials) -> dict[bytes, int]:
-    """Chunk counts of some units' bytes: the compiled scanner (``corpus.count_chunk_bytes``'s
+    """Chunk counts of some units' bytes: the compiled scanner (``chunks.count_chunk_bytes``'s
     ``ChunkCounter``) when the backend and the pattern allow it, else ``_split``.
     """
     counter = compiled_counter(pattern)
@@ -125,7 +125,7 @@ def _count(data: bytes, pattern: str, specials) -> dict[bytes, int]:
         return {chunk.encode("utf-8"): c for chunk, c in Counter(_split(data, pattern, specials)).items()}
     c = counter(pattern)
     text = data.decode("utf-8", errors="replace")
-    for piece in (specials.split(text) if specials is not None else (text,)):
+    for piece in ordinary_pieces(text, specials):
         c.add(piece)  # special tokens are cut out first, never counted
     return c.to_dict()
 
@@ -202,8 +202,6 @@ class CountingPool:
     """
 
     def __init__(self, processes: int, pattern: str, special_tokens=()):
-        import multiprocessing as mp
-
         self._pool = mp.get_context("fork").Pool(processes)
         self._pattern, self._specials = pattern, list(special_tokens)
         self._in_flight = []  # AsyncResult of each task not yet added

@@ -2,29 +2,31 @@
 
 Training never looks at the text again after this step: it only needs each
 unique chunk (as UTF-8 bytes) and how often it occurs. Special tokens are cut
-out first and never counted, so no merge can ever reach into one.
+out first (``patterns.ordinary_pieces``) and never counted, so no merge can ever
+reach into one.
 
 On a large corpus this step, not the merge loop, is most of the time (Python's
 ``regex`` splits at roughly 10 MB/s on one core), so ``count_chunks`` spreads
 the documents over worker processes (map) and adds their counters (reduce).
 ``count_chunk_bytes``, what ``train`` calls, goes faster still when the compiled
 backend is active and the pattern is a named one (or None): the hand-written
-scanners of ``_encoder.pyx`` count into a C++ map with the GIL released, one
-thread per core, and only the unique chunks become Python objects.
+scanners count into a C++ map with the GIL released, one thread per core, and
+only the unique chunks become Python objects.
 
 What this module does not do: merge anything (the trainers do), or stream files
-with a memory budget (the YAML trainer's job).
+with a memory budget (``scale/``, the YAML trainer).
 """
 
 from __future__ import annotations
 
-import os
+import multiprocessing as mp
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
-from .patterns import compile_pattern, resolve_pattern, special_regex
+from . import _backend
+from ._backend import workers
+from .patterns import PATTERNS, compile_pattern, ordinary_pieces, resolve_pattern, special_regex
 
-# below this many characters of text, worker processes cost more than they save
-PARALLEL_MIN_CHARS = 4_000_000
 _BATCH_CHARS = 1_000_000
 
 
@@ -39,11 +41,7 @@ def count_chunks_in(docs, pattern: str | None, special_tokens=()) -> Counter:
     specials = special_regex(special_tokens)
     findall = compile_pattern(pattern).findall if pattern is not None else None
     for doc in docs:
-        # special tokens are cut out of the raw text before the split, never counted
-        pieces = specials.split(doc) if specials is not None else (doc,)
-        for piece in pieces:
-            if not piece:
-                continue
+        for piece in ordinary_pieces(doc, specials):
             if findall is None:
                 counts[piece] += 1
             else:
@@ -88,15 +86,9 @@ def count_chunks(texts, pattern: str | None, special_tokens=(), processes: int |
     for d in docs:
         if not isinstance(d, str):
             raise TypeError(f"documents must be str, got {type(d).__name__}")
-    total = sum(len(d) for d in docs)
-    if processes is None:
-        processes = os.cpu_count() or 1
-        if total < PARALLEL_MIN_CHARS:
-            processes = 1
+    processes = workers(processes, sum(len(d) for d in docs))
     if processes <= 1 or pattern is None:
         return count_chunks_in(docs, pattern, special_tokens)
-    import multiprocessing as mp
-
     counts = Counter()
     # fork: the workers inherit the compiled regex and start in milliseconds
     with mp.get_context("fork").Pool(processes) as pool:
@@ -132,24 +124,18 @@ def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), processes: 
     for d in docs:
         if not isinstance(d, str):
             raise TypeError(f"documents must be str, got {type(d).__name__}")
-    if processes is None:
-        processes = os.cpu_count() or 1
-        if sum(len(d) for d in docs) < PARALLEL_MIN_CHARS // 4:  # threads start in microseconds
-            processes = 1
+    processes = workers(processes, sum(len(d) for d in docs))
     specials = special_regex(special_tokens)
 
     def count_share(share):
         c = counter(pattern)
         for doc in share:
-            # special tokens are cut out of the raw text before the split, never counted
-            for piece in (specials.split(doc) if specials is not None else (doc,)):
+            for piece in ordinary_pieces(doc, specials):
                 c.add(piece)
         return c
 
     if processes <= 1 or len(docs) < 2:
         return count_share(docs).to_dict()
-    from concurrent.futures import ThreadPoolExecutor
-
     shares = [docs[k::processes] for k in range(processes)]  # interleaved: similar sizes
     with ThreadPoolExecutor(processes) as pool:
         parts = list(pool.map(count_share, shares))
@@ -161,15 +147,8 @@ def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), processes: 
 
 def compiled_counter(pattern):
     """The compiled ``ChunkCounter`` class if it can count with ``pattern``, else None
-    (a custom regex, the extension not built, or ``BPE_LESSON_PUREPYTHON=1``).
+    (a custom regex, or the Python backend).
     """
-    from .patterns import PATTERNS
-    from .trainer import BACKEND  # subtle: imported here, as trainer.py imports this module
-
-    if BACKEND != "cython" or (pattern is not None and pattern not in PATTERNS.values()):
+    if _backend.BACKEND != "cython" or (pattern is not None and pattern not in PATTERNS.values()):
         return None
-    try:
-        from ._encoder import ChunkCounter
-    except ImportError:
-        return None
-    return ChunkCounter
+    return _backend._encoder.ChunkCounter

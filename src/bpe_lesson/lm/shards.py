@@ -28,6 +28,8 @@ import os
 
 import numpy as np
 
+from ..tokenizer import Tokenizer
+
 MANIFEST = "manifest.json"
 STATE = "pack_state.json"  # present while a pack is unfinished
 FORMAT = "bpe-lesson shards"
@@ -102,9 +104,7 @@ def special_id(tokenizer, token: str, what: str = "EOS") -> int:
 
 def load_tokenizer(path):
     """Our JSON tokenizer file or a ``.tiktoken`` file (``bpe_lesson.load``)."""
-    from . import load
-
-    return load(path)
+    return Tokenizer.load(path)
 
 
 # ---- reading and checking a shard folder ------------------------------------------

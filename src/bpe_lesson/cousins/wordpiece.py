@@ -35,7 +35,7 @@ from collections import Counter
 import regex
 
 # a merge joins (a, b) left to right, exactly as in BPE: one function, textbook.merge
-from .textbook import merge as merge_word
+from ..textbook import merge as merge_word
 
 PREFIX = "##"  # marks a piece that continues a word
 UNK = "[UNK]"

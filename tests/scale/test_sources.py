@@ -3,18 +3,18 @@ chunk counts; folders recurse .txt and .parquet; parquet is read by column in ba
 ASCII twin of each pattern splits ASCII text exactly as ``regex`` does; counting on
 workers gives what counting in process gives."""
 
-import doctest
 import os
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_lesson import counting, samples, sources
-from bpe_lesson.corpus import count_chunks, to_byte_counts
-from bpe_lesson.counting import ascii_twin, count_units
+from bpe_lesson.scale import counting, sources
+from bpe_lesson.teaching import samples
+from bpe_lesson.chunks import count_chunks, to_byte_counts
+from bpe_lesson.scale.counting import ascii_twin, count_units
 from bpe_lesson.patterns import PATTERNS, compile_pattern
-from bpe_lesson.sources import cut_regex, list_files, stream_units
+from bpe_lesson.scale.sources import cut_regex, list_files, stream_units
 
 EOT = "<|endoftext|>"
 
@@ -151,9 +151,3 @@ def test_patterns_the_twin_cannot_translate_fall_back_to_regex():
     assert ascii_twin(r"\w+|\s+") is None  # \w is not translated
     assert ascii_twin(r"[\S]+") is None  # \S inside a class is not translated
     assert ascii_twin(r" ?\p{L}+|\p{N}|\s+") is not None
-
-
-@pytest.mark.parametrize("module", [sources, counting])
-def test_worked_examples_in_the_docstrings(module):
-    result = doctest.testmod(module)
-    assert result.attempted > 0 and result.failed == 0

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_lesson
-from bpe_lesson.chat import render_chat, sft_targets
-from bpe_lesson.data import pack
-from bpe_lesson.dataset import SlidingWindowDataset, check_windows, make_dataloader, window_count
+from bpe_lesson.lm.chat import render_chat, sft_targets
+from bpe_lesson.lm.pack import pack
+from bpe_lesson.lm.windows import SlidingWindowDataset, check_windows, make_dataloader, window_count
 
 EOS = "<|endoftext|>"
 

@@ -9,7 +9,7 @@ Convention in ``book/*.ipynb`` (every chapter follows it):
   * No other cell uses what a solution cell defines, so an unsolved exercise
     fails its own cells and nothing else.
 
-``python -m bpe_lesson.exercises strip book/ student/`` copies every notebook and
+``python -m bpe_lesson.teaching.exercises strip book/ student/`` copies every notebook and
 replaces each solution cell by a stub that raises ``NotImplementedError``, with
 its outputs cleared.
 
@@ -103,7 +103,7 @@ def strip_tree(src: str, dst: str) -> dict[str, list[str]]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bpe_lesson.exercises",
+    p = argparse.ArgumentParser(prog="python -m bpe_lesson.teaching.exercises",
                                 description="Write the student version of the book (solutions replaced by stubs).")
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("strip", help="copy SRC's notebooks into DST with the solutions taken out")

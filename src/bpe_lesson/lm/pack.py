@@ -17,7 +17,7 @@ The steps of ``pack``:
 The format of the folder, and ``verify``, which re-checks it, are in ``shards.py``.
 
 What this module does not do: check a finished folder (``shards.py``), serve
-training windows (``dataset.py``) or chat data (``chat.py``); it imports no
+training windows (``windows.py``) or chat data (``chat.py``); it imports no
 torch. It does not shuffle documents: the order of the sources is the order of
 the shards.
 """
@@ -35,13 +35,12 @@ from collections import deque
 
 import numpy as np
 
-from ._files import atomic_write
+from .._backend import workers
+from .._files import atomic_write
 from .shards import (DEFAULT_EOS, FORMAT, MANIFEST, STATE, VERSION, dtype_for, embedding_rows, load_tokenizer,
                      sha256_file, shard_name, special_id, tokenizer_fingerprint)
 
 DEFAULT_SHARD_TOKENS = 50_000_000
-# below this many bytes of input, worker processes cost more than they save
-PARALLEL_MIN_BYTES = 2_000_000
 _BATCH_CHARS = 256_000  # text per task sent to a worker
 
 
@@ -294,10 +293,7 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     shards = state["shards"]  # list of shard records, in order
     _clean_partial(out_dir, keep=len(shards))
 
-    if processes is None:
-        processes = os.cpu_count() or 1
-        if sum(size for _, size in settings["sources"]) < PARALLEL_MIN_BYTES:
-            processes = 1
+    processes = workers(processes, sum(size for _, size in settings["sources"]))
     writer = ShardWriter(out_dir, dtype, shard_tokens, eos_id, first_index=len(shards))
     # what the state file will say once the open shard is closed: (next_document, documents, empty_documents)
     done = (state["next_document"], state["documents"], state["empty_documents"])

@@ -2,21 +2,15 @@
 removes what costs least, and training reaches its size with every word spellable.
 """
 
-import doctest
 import itertools
 import math
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_lesson import unigram
-from bpe_lesson.unigram import corpus_nll, prune, removal_loss, train_unigram, viterbi
-from bpe_lesson.wordpiece import count_words
-
-
-def test_doctests():
-    result = doctest.testmod(unigram)
-    assert result.attempted > 5 and result.failed == 0
+from bpe_lesson.cousins import unigram
+from bpe_lesson.cousins.unigram import corpus_nll, prune, removal_loss, train_unigram, viterbi
+from bpe_lesson.cousins.wordpiece import count_words
 
 
 def all_segmentations(word):

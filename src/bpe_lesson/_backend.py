@@ -1,0 +1,73 @@
+"""Which implementation serves: the compiled extensions or the readable Python.
+
+Decided once, here, when the package is imported (msgpack's way): ``BACKEND`` is
+"cython" when both compiled extensions (the trainer ``_incremental`` and the
+encoder ``_encoder``) are built and ``BPE_LESSON_PUREPYTHON`` is unset (or "0");
+otherwise "python". With ``BPE_LESSON_PUREPYTHON=1`` the extensions are not even
+imported. Every other module asks ``resolve_backend`` and reads ``_incremental``
+and ``_encoder`` from here; nothing else looks at the environment.
+
+Also here, so there is one of each: the number of cores, and the input size from
+which worker processes (or threads) pay for themselves.
+
+What this module does not do: choose an algorithm (``trainer.get_trainer``).
+"""
+
+from __future__ import annotations
+
+import os
+
+PUREPYTHON = os.environ.get("BPE_LESSON_PUREPYTHON", "") not in ("", "0")
+
+_incremental = _encoder = None
+if not PUREPYTHON:
+    try:
+        from . import _encoder, _incremental
+    except ImportError:  # not built: `pip install -e .` compiles both
+        _incremental = _encoder = None
+
+BACKEND = "cython" if (_incremental is not None and _encoder is not None) else "python"
+BACKENDS = ("python", "cython")
+
+try:
+    CORES = len(os.sched_getaffinity(0))  # the cores this process may use
+except AttributeError:  # not on Linux
+    CORES = os.cpu_count() or 1
+# below this much input (bytes of text, or characters), starting workers costs more than it saves
+PARALLEL_MIN_BYTES = 4 << 20
+
+
+def resolve_backend(backend: str | None) -> str:
+    """``None`` -> ``BACKEND``; a name is checked (and "cython" must be built and allowed).
+
+    >>> resolve_backend("python")
+    'python'
+    >>> resolve_backend("fortran")
+    Traceback (most recent call last):
+    ValueError: unknown backend 'fortran'; use 'python', 'cython' or None (bpe_lesson.BACKEND)
+    """
+    if backend is None:
+        return BACKEND
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; use 'python', 'cython' or None (bpe_lesson.BACKEND)")
+    if backend == "cython" and BACKEND != "cython":
+        why = ("BPE_LESSON_PUREPYTHON is set" if PUREPYTHON else
+               "it is not built; run `pip install -e .` (needs Cython and a C++ compiler)")
+        raise RuntimeError(f"the Cython backend is not available: {why}")
+    return backend
+
+
+def workers(requested: int | None, size: int) -> int:
+    """How many workers to use: ``requested`` if given (-1: every core), else every core
+    for inputs of at least ``PARALLEL_MIN_BYTES``, one below.
+
+    >>> workers(3, 10), workers(None, 10), workers(-1, 10) == CORES
+    (3, 1, True)
+    """
+    if requested is None:
+        return CORES if size >= PARALLEL_MIN_BYTES else 1
+    if requested == -1:
+        return CORES
+    if isinstance(requested, bool) or not isinstance(requested, int) or requested < 1:
+        raise ValueError(f"workers must be a positive int, -1 (every core) or None (by input size), got {requested!r}")
+    return requested

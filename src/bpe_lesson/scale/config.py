@@ -1,0 +1,246 @@
+"""The YAML trainer's config: the schema, read and checked (``bpe-lesson train -c config.yaml``).
+
+A config names an output file, a split pattern, special tokens, whether to start
+from the 1,161 hardcoded merges (``hardcoded.py``), and a list of *phases*, each
+with its own merge budget and sources. Phases run in order; each continues from
+the vocabulary the earlier ones built (their merges are its ``base_merges``) and
+learns only from its own sources. The ids come out as
+
+    0-255 bytes | 256-1416 hardcoded | phase 1 | phase 2 | ... | special tokens
+
+``phases.py`` runs them: per phase, stream the sources (``sources.py``) into a
+memory budget (``reservoir.py``), count the chunks on ``threads`` worker
+processes (``counting.py``), then run the compiled merge loop with a progress
+bar, and print a one-line summary.
+
+An example, with every field (``examples/tokenizer.yaml``)::
+
+    output: ./my_tokenizer.tiktoken   # required; relative paths are relative to this file
+    working_set_mb: 1024              # memory budget for a phase's training text, MiB (default 1024)
+    threads: -1                       # worker processes for counting; -1 = all cores
+    verbose: false                    # print every merge
+    pattern: gpt4                     # gpt2 | gpt4 | o200k | a regex
+    hardcoded_merges: true            # ids 256-1416, before any phase
+    special_tokens: ["<|endoftext|>", "<|pad|>"]
+    seed: 0                           # for the reservoir sample
+    phases:
+      - name: English
+        merges: 30000
+        sources:
+          - path: ./corpus/english    # a folder: every .txt and .parquet under it
+          - file: ./corpus/extra.txt  # or one file (a .parquet may add `columns: [text]`)
+
+What this module does not do: run anything (``phases.py``), or read, split, count
+or merge (``sources.py``, ``counting.py`` and the trainers do).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+
+import yaml
+
+from .._backend import CORES
+from ..patterns import PATTERNS, resolve_pattern
+from .sources import list_files
+
+MB = 1 << 20
+DEFAULT_WORKING_SET_MB = 1024
+TOP_FIELDS = ("output", "working_set_mb", "threads", "verbose", "pattern", "hardcoded_merges",
+              "special_tokens", "seed", "phases")
+PHASE_FIELDS = ("name", "merges", "sources")
+SOURCE_FIELDS = ("path", "file", "columns")
+
+
+class ConfigError(ValueError):
+    """A config that cannot be trained; the message names the field and what it expects."""
+
+
+@dataclass
+class Source:
+    kind: str  # "path" (a folder) or "file"
+    path: str  # absolute
+    files: list[str]  # the files it stands for, sorted
+    columns: list[str] | None = None  # parquet text columns (None: every string column)
+
+
+@dataclass
+class Phase:
+    name: str
+    merges: int
+    sources: list[Source]
+
+
+@dataclass
+class Config:
+    output: str  # absolute path of the .tiktoken file
+    phases: list[Phase]
+    working_set_mb: float = DEFAULT_WORKING_SET_MB
+    threads: int = -1
+    verbose: bool = False
+    pattern: str = PATTERNS["gpt4"]  # the regex itself
+    hardcoded_merges: bool = True
+    special_tokens: list[str] = field(default_factory=list)
+    seed: int = 0
+
+    @property
+    def processes(self) -> int:
+        """``threads`` as a number of processes (-1 = the cores this process may use)."""
+        return CORES if self.threads == -1 else self.threads
+
+
+# ---- reading and checking a config -----------------------------------------
+
+
+def load_config(path) -> Config:
+    """Read and check a YAML config; relative paths in it are relative to its folder."""
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = yaml.safe_load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path} is not valid YAML: {e}") from None
+    return parse_config(raw, base_dir=os.path.dirname(os.path.abspath(path)), source=path)
+
+
+def parse_config(raw, base_dir=".", source="<config>") -> Config:
+    """Check a config given as a dict (what YAML gives) and resolve its paths.
+
+    >>> parse_config({"phases": []})
+    Traceback (most recent call last):
+    ...
+    bpe_lesson.scale.config.ConfigError: <config>: output: missing; expected the path of the .tiktoken file to write, e.g. output: ./my_tokenizer.tiktoken
+    """
+
+    def fail(where, why):
+        return ConfigError(f"{source}: {where}: {why}")
+
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: expected a mapping of fields (output, phases, ...), got {type(raw).__name__}")
+    _unknown(raw, TOP_FIELDS, "", fail)
+
+    output = raw.get("output")
+    if output is None:
+        raise fail("output", "missing; expected the path of the .tiktoken file to write, "
+                             "e.g. output: ./my_tokenizer.tiktoken")
+    if not isinstance(output, str) or not output.endswith(".tiktoken"):
+        raise fail("output", f"{output!r} should be a path ending in .tiktoken "
+                             "(bpe_lesson.load tells the formats apart by the name)")
+
+    ws = raw.get("working_set_mb", DEFAULT_WORKING_SET_MB)
+    if isinstance(ws, bool) or not isinstance(ws, (int, float)) or not ws > 0:
+        raise fail("working_set_mb", f"{ws!r} should be a positive number of megabytes, e.g. 1024")
+
+    threads = raw.get("threads", -1)
+    if isinstance(threads, bool) or not isinstance(threads, int) or not (threads == -1 or threads >= 1):
+        raise fail("threads", f"{threads!r} should be a whole number >= 1, or -1 for all cores")
+
+    flags = {}
+    for name, default in (("verbose", False), ("hardcoded_merges", True)):
+        v = raw.get(name, default)
+        if not isinstance(v, bool):
+            raise fail(name, f"{v!r} should be true or false")
+        flags[name] = v
+
+    seed = raw.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise fail("seed", f"{seed!r} should be a whole number >= 0")
+
+    pattern = raw.get("pattern", "gpt4")
+    if not isinstance(pattern, str) or not pattern:
+        raise fail("pattern", f"{pattern!r} should be one of {sorted(PATTERNS)} or a regex")
+    try:
+        pattern = resolve_pattern(pattern)
+    except ValueError as e:
+        raise fail("pattern", str(e)) from None
+
+    specials = raw.get("special_tokens") or []
+    if not isinstance(specials, list):
+        raise fail("special_tokens", f"{specials!r} should be a list of strings, e.g. [\"<|endoftext|>\"]")
+    for k, s in enumerate(specials):
+        if not isinstance(s, str) or not s:
+            raise fail(f"special_tokens[{k}]", f"{s!r} should be a non-empty string")
+        if "\n" in s or "\r" in s:
+            raise fail(f"special_tokens[{k}]", f"{s!r} contains a line break; special tokens must fit on "
+                                               "one line (sources are cut at line breaks)")
+        if s in specials[:k]:
+            raise fail(f"special_tokens[{k}]", f"{s!r} is a duplicate of special_tokens[{specials.index(s)}]")
+
+    phases_raw = raw.get("phases")
+    if not isinstance(phases_raw, list) or not phases_raw:
+        raise fail("phases", f"{phases_raw!r} should be a non-empty list of phases, each with "
+                             "name, merges and sources")
+    phases = [_parse_phase(p, f"phases[{i}]", i, base_dir, fail) for i, p in enumerate(phases_raw)]
+
+    return Config(output=_abs(output, base_dir), phases=phases, working_set_mb=ws, threads=threads,
+                  verbose=flags["verbose"], pattern=pattern, hardcoded_merges=flags["hardcoded_merges"],
+                  special_tokens=list(specials), seed=seed)
+
+
+def _parse_phase(p, where, i, base_dir, fail) -> Phase:
+    if not isinstance(p, dict):
+        raise fail(where, f"{p!r} should be a mapping with name, merges and sources")
+    _unknown(p, PHASE_FIELDS, where + ".", fail)
+    name = p.get("name", f"phase {i + 1}")
+    if not isinstance(name, str) or not name:
+        raise fail(f"{where}.name", f"{name!r} should be a non-empty string")
+    merges = p.get("merges")
+    if merges is None:
+        raise fail(f"{where}.merges", "missing; expected how many merges this phase learns, e.g. merges: 30000")
+    if isinstance(merges, bool) or not isinstance(merges, int):
+        raise fail(f"{where}.merges", f"{merges!r} should be a whole number >= 0")
+    if merges < 0:
+        raise fail(f"{where}.merges", f"{merges} is negative; expected a whole number >= 0")
+    sources_raw = p.get("sources")
+    if not isinstance(sources_raw, list) or not sources_raw:
+        raise fail(f"{where}.sources", f"{sources_raw!r}: a phase needs at least one source, "
+                                       "e.g. sources: [{path: ./corpus}] or [{file: ./extra.txt}]")
+    sources = [_parse_source(s, f"{where}.sources[{k}]", base_dir, fail) for k, s in enumerate(sources_raw)]
+    return Phase(name=name, merges=merges, sources=sources)
+
+
+def _parse_source(s, where, base_dir, fail) -> Source:
+    if not isinstance(s, dict):
+        raise fail(where, f"{s!r} should be a mapping: {{path: FOLDER}} or {{file: FILE}}")
+    _unknown(s, SOURCE_FIELDS, where + ".", fail)
+    kinds = [k for k in ("path", "file") if k in s]
+    if len(kinds) != 1:
+        raise fail(where, "needs exactly one of `path:` (a folder) or `file:` (one file)")
+    kind = kinds[0]
+    value = s[kind]
+    if not isinstance(value, str) or not value:
+        raise fail(f"{where}.{kind}", f"{value!r} should be a path")
+    path = _abs(value, base_dir)
+    if not os.path.exists(path):
+        raise fail(f"{where}.{kind}", f"{value} does not exist (looked for {path})")
+    if kind == "path":
+        if not os.path.isdir(path):
+            raise fail(f"{where}.path", f"{value} is a file; use `file: {value}` for one file")
+        files = list_files(path)
+        if not files:
+            raise fail(f"{where}.path", f"the folder {value} holds no .txt or .parquet file")
+    else:
+        if not os.path.isfile(path):
+            raise fail(f"{where}.file", f"{value} is a folder; use `path: {value}` for a folder")
+        files = [path]
+    columns = s.get("columns")
+    if columns is not None and (not isinstance(columns, list) or not columns
+                                or not all(isinstance(c, str) and c for c in columns)):
+        raise fail(f"{where}.columns", f"{columns!r} should be a list of parquet column names, e.g. [text]")
+    return Source(kind=kind, path=path, files=files, columns=columns)
+
+
+def _unknown(d, known, prefix, fail):
+    for key in d:
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise fail(f"{prefix}{key}", f"unknown field{hint} (known: {', '.join(known)})")
+
+
+def _abs(path, base_dir) -> str:
+    return os.path.normpath(os.path.join(base_dir, os.path.expanduser(path)))

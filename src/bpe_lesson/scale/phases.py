@@ -1,0 +1,209 @@
+"""The YAML trainer's runner: phases in order, their summaries, and ``bpe-lesson train``.
+
+Each phase streams its sources into the memory budget, counts the chunks (on
+worker processes when the text is large), runs the merge loop continuing from
+every earlier merge, and reports one summary line. The output is written once,
+at the end, atomically.
+
+What this module does not do: check the config (``config.py``), or read, split,
+count or merge by itself (``sources.py``, ``counting.py`` and the trainers do).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+from .._backend import PARALLEL_MIN_BYTES
+from ..hardcoded import hardcoded_merges
+from ..tokenizer import Tokenizer
+from ..trainer import get_trainer
+from .config import MB, Config, Phase, load_config
+from .counting import TASK_BYTES, CountingPool, count_units
+from .reservoir import Reservoir
+from .sources import cut_regex, stream_units
+
+
+@dataclass
+class PhaseReport:
+    """What one phase did; ``line()`` is the summary the trainer prints."""
+
+    name: str
+    merges_asked: int
+    merges: list  # the phase's new merges, [((left, right), new_id), ...]
+    bytes_read: int
+    units_read: int
+    bytes_held: int  # text bytes trained on (all of it, or the sample)
+    units_held: int
+    sampled: bool
+    unique_chunks: int
+    seconds_read: float  # streaming the sources (workers already count meanwhile, while all fits)
+    seconds_count: float  # the counting still left once the last byte was read
+    seconds_merge: float  # the merge loop (with the base merges applied first)
+    peak_mb: float  # this process's peak resident memory so far
+
+    @property
+    def seconds(self) -> float:
+        return self.seconds_read + self.seconds_count + self.seconds_merge
+
+    @property
+    def merges_per_second(self) -> float:
+        return len(self.merges) / self.seconds_merge if self.seconds_merge > 0 else 0.0
+
+    def line(self) -> str:
+        kept = (f"a {self.bytes_held / MB:,.1f} MiB uniform sample ({self.units_held:,} of {self.units_read:,} units)"
+                if self.sampled else "all of it")
+        ids = f"ids {self.merges[0][1]}-{self.merges[-1][1]}" if self.merges else "no ids"
+        short = "" if len(self.merges) == self.merges_asked else f" of {self.merges_asked:,} asked (no pair occurs twice)"
+        return (f"phase {self.name!r}: read {self.bytes_read / MB:,.1f} MiB, trained on {kept}; "
+                f"{self.unique_chunks:,} unique chunks; {len(self.merges):,} merges{short} ({ids}) "
+                f"in {self.seconds:.1f} s (read {self.seconds_read:.1f}, count {self.seconds_count:.1f}, "
+                f"merge {self.seconds_merge:.1f} s = {self.merges_per_second:,.0f} merges/s); "
+                f"peak memory {self.peak_mb:,.0f} MiB")
+
+
+@dataclass
+class TrainResult:
+    tokenizer: Tokenizer
+    phases: list[PhaseReport]
+    hardcoded: int  # how many hardcoded merges came first (0 or 1,161)
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far, in MiB (0 where ``resource`` is missing: Windows)."""
+    try:
+        import resource  # POSIX only
+    except ImportError:
+        return 0.0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / MB if sys.platform == "darwin" else peak / 1024  # macOS: bytes; Linux: KB
+
+
+def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, progress=True) -> PhaseReport:
+    """Stream, sample, count and train one phase, continuing from ``base_merges``."""
+    from tqdm import tqdm  # here, not at the top: `import bpe_lesson.scale` stays light
+
+    impl = get_trainer("incremental", backend)
+    t0 = time.perf_counter()
+    files = [(path, source.columns) for source in phase.sources for path in source.files]
+    size = sum(os.path.getsize(path) for path, _ in files)  # on disk: parquet is compressed, a guess
+    processes = cfg.processes if size >= PARALLEL_MIN_BYTES else 1
+    # bars only on a terminal (disable=None: off when stderr is not a TTY, e.g. in a notebook)
+    quiet = True if (cfg.verbose or not progress) else None
+    pool = CountingPool(processes, cfg.pattern, cfg.special_tokens) if processes > 1 else None
+    try:
+        # 1. stream every source into the memory budget; while everything still fits, the
+        #    workers count what has been read so far (so reading and counting overlap)
+        reservoir = Reservoir(int(cfg.working_set_mb * MB), seed=seed)
+        cut = cut_regex(cfg.pattern)
+        sent = sent_held = 0  # units (and their budget bytes) already given to the workers
+        all_text = all(not path.endswith(".parquet") for path, _ in files)  # else the size is no total
+        with tqdm(total=size if all_text else None, desc=f"phase {phase.name}: reading", unit="B",
+                  unit_scale=True, delay=1.0, disable=quiet) as bar:
+            for path, columns in files:
+                for units, alone in stream_units(path, cut, columns):
+                    seen = reservoir.bytes_seen
+                    reservoir.offer(units, alone)
+                    bar.update(reservoir.bytes_seen - seen)
+                    if pool is not None and not reservoir.sampling and reservoir.held - sent_held >= TASK_BYTES:
+                        pool.submit(reservoir.units[sent:], reservoir.alone[sent:])
+                        sent, sent_held = len(reservoir.units), reservoir.held
+        t1 = time.perf_counter()
+        # 2. count the chunks of what we kept (map on workers, reduce here), then let the text go
+        if pool is not None and not reservoir.sampling:
+            pool.submit(reservoir.units[sent:], reservoir.alone[sent:])
+            counts = pool.result()
+        else:
+            # subtle: once sampling, units counted early may have left the sample; count the sample afresh
+            if pool is not None:
+                pool.close()
+                pool = None
+            counts = count_units(reservoir.units, reservoir.alone, cfg.pattern, cfg.special_tokens, processes)
+    finally:
+        if pool is not None:
+            pool.close()
+    report_args = dict(bytes_read=reservoir.bytes_seen, units_read=reservoir.seen, bytes_held=reservoir.text_bytes,
+                       units_held=len(reservoir.units), sampled=reservoir.sampling)
+    del reservoir
+    t2 = time.perf_counter()
+    # 3. the merge loop, with its bar: merges done of the budget, merges per second
+    with tqdm(total=phase.merges, desc=f"phase {phase.name}: merges", unit="merge",
+              disable=True if (quiet or phase.merges == 0) else None) as bar:
+        merges = impl.train_merges(counts, phase.merges, base_merges=base_merges, verbose=cfg.verbose,
+                                   progress=bar.update)
+    t3 = time.perf_counter()
+    return PhaseReport(name=phase.name, merges_asked=phase.merges, merges=merges, unique_chunks=len(counts),
+                       seconds_read=t1 - t0, seconds_count=t2 - t1, seconds_merge=t3 - t2,
+                       peak_mb=peak_rss_mb(), **report_args)
+
+
+def train_from_config(config, backend=None, progress=True, log=None, write=True) -> TrainResult:
+    """Train the tokenizer a config describes and write it (``.tiktoken`` + JSON sidecar).
+
+    ``config``: a ``Config`` or the path of a YAML file. ``log``: where the summary
+    lines go (default: stderr); ``progress=False`` hides the bars; ``write=False``
+    skips writing the output. The file is written only at the end, atomically, so
+    an interrupted run leaves no partial output.
+    """
+    cfg = config if isinstance(config, Config) else load_config(config)
+    if log is None:
+        def log(line):
+            print(line, file=sys.stderr, flush=True)
+    merges = hardcoded_merges() if cfg.hardcoded_merges else []
+    n_hardcoded = len(merges)
+    reports = []
+    for k, phase in enumerate(cfg.phases):
+        # subtle: each phase continues from *all* earlier merges; it learns only from its own sources
+        report = run_phase(cfg, phase, list(merges), seed=cfg.seed + k, backend=backend, progress=progress)
+        merges += report.merges
+        reports.append(report)
+        log(report.line())
+    first = 256 + len(merges)
+    name = os.path.basename(cfg.output).split(".")[0]
+    tok = Tokenizer(merges, pattern=cfg.pattern, name=name,
+                    special_tokens={s: first + k for k, s in enumerate(cfg.special_tokens)})
+    if write:
+        write_output(cfg, tok)
+    return TrainResult(tokenizer=tok, phases=reports, hardcoded=n_hardcoded)
+
+
+def write_output(cfg: Config, tok: Tokenizer) -> None:
+    """The .tiktoken file and its JSON sidecar, each written atomically (``_files.atomic_write``)."""
+    os.makedirs(os.path.dirname(cfg.output), exist_ok=True)
+    tok.save_tiktoken(cfg.output)
+
+
+def describe(result: TrainResult) -> str:
+    """One line: where the ids came from.
+
+    e.g. "vocabulary 33,419 = 256 bytes + 1,161 hardcoded + 32,000 (English) + 2 special tokens"
+    """
+    parts = [f"{result.tokenizer.vocab_size:,} = 256 bytes"]
+    if result.hardcoded:
+        parts.append(f"{result.hardcoded:,} hardcoded")
+    parts += [f"{len(r.merges):,} ({r.name})" for r in result.phases]
+    parts.append(f"{len(result.tokenizer.special_tokens)} special tokens")
+    return "vocabulary " + " + ".join(parts)
+
+
+# ---- the command line -------------------------------------------------------
+
+
+def add_train_arguments(parser) -> None:
+    parser.add_argument("-c", "--config", required=True, help="the YAML config (see examples/tokenizer.yaml)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars and no summary lines")
+
+
+def run_train(args) -> int:
+    cfg = load_config(args.config)
+    try:
+        result = train_from_config(cfg, progress=not args.quiet, write=False,
+                                   log=(lambda line: None) if args.quiet else None)
+    except KeyboardInterrupt:
+        print(f"bpe-lesson train: interrupted; {os.path.relpath(cfg.output)} was not written", file=sys.stderr)
+        return 130
+    write_output(cfg, result.tokenizer)
+    print(f"wrote {os.path.relpath(cfg.output)} (+ .json sidecar): {describe(result)}")
+    return 0

@@ -1,0 +1,80 @@
+"""Pictures for the book: tokens as coloured spans, and the recurring plot style.
+
+A token row is one ``<div>``: its label, then one coloured span per token. The spans keep
+the text's spaces (``white-space: pre-wrap``) so a long row wraps at the column's edge
+instead of running off it.
+
+What this module does not do: compute anything a chapter measures; it only draws.
+"""
+
+from __future__ import annotations
+
+import html
+
+# light, distinguishable backgrounds; neighbouring tokens always differ in colour
+PALETTE = ["#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#a0c4ff", "#ffadad"]
+
+ROW_STYLE = "line-height:2.0;margin:0.2em 0;overflow-wrap:anywhere"
+LABEL_STYLE = "font-weight:600;margin-right:0.6em"
+SPAN_STYLE = "border-radius:3px;padding:1px 0;margin:0 1px;font-family:monospace;white-space:pre-wrap"
+
+
+def token_spans_html(tokenizer, text: str, allowed_special="all", label: str | None = None) -> str:
+    """HTML for one token row: ``label`` (if given), then one coloured span per token
+    (hover shows the id).
+
+    A token that ends inside a multi-byte character cannot be shown on its own; its
+    bytes are joined with the next token's until they decode. Text and label are
+    HTML-escaped; a newline shows as ``↵`` and breaks the row.
+
+    With the 256 byte tokens and one merge ``h i -> 256``, "hi é" is three tokens and
+    four ids: "é" is the two bytes 195 169, drawn as one span.
+
+    >>> from bpe_lesson.tokenizer import Tokenizer
+    >>> tok = Tokenizer([((104, 105), 256)], pattern=None)
+    >>> row = token_spans_html(tok, "hi é", label="a <toy>")
+    >>> import re; re.findall(r'title="([^"]*)"', row)
+    ['256', '32', '195 169']
+    >>> re.findall(r'>([^<]*)</span>', row)
+    ['a &lt;toy&gt;', 'hi', ' ', 'é']
+    """
+    ids = tokenizer.encode(text, allowed_special=allowed_special)
+    parts, pending, pending_ids = [], b"", []  # pending: bytes of a character not yet complete
+    for i in ids:
+        pending += tokenizer.decode_bytes([i])
+        pending_ids.append(i)
+        try:
+            s = pending.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # subtle: half a character; wait for the next token's bytes
+        color = PALETTE[len(parts) % len(PALETTE)]
+        title = " ".join(map(str, pending_ids))
+        shown = html.escape(s).replace("\n", "\u21b5\n")
+        parts.append(f'<span title="{title}" style="background:{color};{SPAN_STYLE}">{shown}</span>')
+        pending, pending_ids = b"", []
+    if pending:
+        parts.append(html.escape(pending.decode("utf-8", errors="replace")))
+    head = f'<span class="token-row-label" style="{LABEL_STYLE}">{html.escape(label)}</span>' if label else ""
+    return f'<div class="token-row" style="{ROW_STYLE}">' + head + "".join(parts) + "</div>"
+
+
+def show_tokens(tokenizer, text: str, allowed_special="all", label: str | None = None):
+    """Display ``text`` as a labelled row of coloured token spans in a notebook; returns the ids.
+
+    Also prints ``N tokens for M bytes`` so the text output (what nbval compares) is stable.
+    """
+    from IPython.display import HTML, display
+
+    ids = tokenizer.encode(text, allowed_special=allowed_special)
+    display(HTML(token_spans_html(tokenizer, text, allowed_special, label=label)))
+    print(f"{len(ids)} tokens for {len(text.encode('utf-8'))} bytes")
+    return ids
+
+
+def style_axes(ax, title: str, xlabel: str, ylabel: str):
+    """The book's plot style: a title, labelled axes (with units), a light grid."""
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    return ax
