@@ -16,7 +16,7 @@ import bpe_lesson
 from bpe_lesson.interop import from_huggingface, from_pretrained, save_huggingface, to_huggingface
 from bpe_lesson.interop.huggingface import bytes_to_unicode, from_oniguruma, to_oniguruma
 from bpe_lesson.patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, split_chunks
-from bpe_lesson.samples import MULTILINGUAL
+from bpe_lesson.teaching.samples import MULTILINGUAL
 
 from test_interop_pretrained import HELD_OUT
 

@@ -16,7 +16,7 @@ import pytest
 
 from bpe_lesson.interop import NAMES, PRETRAINED, from_pretrained
 from bpe_lesson.interop import pretrained as pretrained_mod
-from bpe_lesson.samples import MULTILINGUAL
+from bpe_lesson.teaching.samples import MULTILINGUAL
 
 # Held-out text in many scripts, written for these tests. Only characters assigned
 # long ago (Unicode 6.1 or earlier): the regex module's Unicode tables are newer than

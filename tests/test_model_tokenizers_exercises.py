@@ -12,7 +12,7 @@ import os
 import nbformat
 import pytest
 
-from bpe_lesson.exercises import CHECK_TAG, SOLUTION_TAG
+from bpe_lesson.teaching.exercises import CHECK_TAG, SOLUTION_TAG
 
 pytestmark = pytest.mark.slow  # the chapter loads seven vocabularies and encodes 400 KB with each
 

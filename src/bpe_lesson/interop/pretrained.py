@@ -46,8 +46,8 @@ import os
 from dataclasses import dataclass, field
 
 from ..patterns import GPT4_PATTERN, O200K_PATTERN
-from ..tiktoken_io import OFFLINE_ENCODINGS, _tokenizer_from_ranks, offline_path, parse_tiktoken
-from ..tiktoken_io import read_tiktoken_bytes, sha256_hex
+from ..tiktoken_io import OFFLINE_ENCODINGS, _spec, offline_path, parse_tiktoken, read_tiktoken_bytes
+from ..tiktoken_io import sha256_hex
 from ..tokenizer import Tokenizer
 
 # Llama 3's split pattern, as in llama_models/llama3/tokenizer.py (``Tokenizer.pat_str``):
@@ -162,10 +162,10 @@ PRETRAINED: dict[str, Pretrained] = {
 }
 # GPT-4's and GPT-4o's files are found by tiktoken_io (two packages ship cl100k_base)
 for _name, _model in (("cl100k_base", "OpenAI GPT-4, GPT-3.5"), ("o200k_base", "OpenAI GPT-4o")):
-    _spec = OFFLINE_ENCODINGS[_name]
-    _package, _path, _pip = _spec["files"][0]
-    PRETRAINED[_name] = Pretrained(_model, _package, _path, _pip, _spec["sha256"], _spec["pattern"],
-                                   dict(_spec["special_tokens"]))
+    _entry = OFFLINE_ENCODINGS[_name]
+    _package, _path, _pip = _entry["files"][0]
+    PRETRAINED[_name] = Pretrained(_model, _package, _path, _pip, _entry["sha256"], _entry["pattern"],
+                                   dict(_entry["special_tokens"]))
 assert PRETRAINED["cl100k_base"].pattern == GPT4_PATTERN
 
 NAMES = tuple(PRETRAINED)
@@ -256,7 +256,7 @@ def from_pretrained(name: str, path=None) -> Tokenizer:
         ranks, pattern, _ = read_tekken(data, path)
     else:
         ranks, pattern = parse_tiktoken(data, source=path), spec.pattern
-    return _tokenizer_from_ranks(ranks, pattern, dict(spec.special_tokens), name, spec.normalize)
+    return Tokenizer.from_spec(_spec(ranks, pattern, spec.special_tokens, name, spec.normalize))
 
 
 __all__ = ["from_pretrained", "PRETRAINED", "NAMES", "pretrained_path", "read_tekken", "sha256_hex"]
