@@ -2,18 +2,23 @@
 # distutils: language = c++
 """The incremental BPE trainer, compiled: same names, same merges as ``incremental.py``.
 
-Read ``incremental.py`` first; this file is that algorithm with C++ containers.
-The public ``train_merges`` on top converts the chunks to flat C arrays and then
-calls ``_Trainer.run``, whose loop touches no Python object.
+Read ``incremental.py`` first; this file is that algorithm with C++ containers,
+step for step under the same names: ``_Trainer.load``, ``_Trainer.count_all``,
+``_Trainer.pop_best`` (the heap pop with the stale and skip checks),
+``_Trainer.merge_word`` (the step inside one word; rustbpe's ``Word::merge_pair``)
+and ``_Trainer.apply_merge`` (one merge over every word that holds the pair).
+``_Trainer.run`` is the loop of ``incremental.train_merges``. The public
+``train_merges`` on top converts the chunks to flat C arrays and calls ``run``,
+which touches no Python object.
 
 Why it is fast (measured on a 2-core x86-64 machine, 10 MB of CPython
 stdlib sources, GPT-4 pattern, 32,768-token vocabulary; see benchmarks/):
-  * All unique chunks live in one flat int32 buffer; a merge rewrites a chunk in
-    place (it only shrinks), so there is no allocation per merge.
-  * A chunk's pair counts change only around the merge sites, so we subtract the
-    pairs that touch a site and add the new pairs that contain the new id, instead
-    of recounting the chunk (the Python version recounts whole chunks: simpler,
-    and the same result).
+  * All unique chunks live in one flat int32 buffer; ``merge_word`` rewrites a
+    chunk in place (it only shrinks), so there is no allocation per merge.
+  * A chunk's pair counts change only around the merge sites, so ``merge_word``
+    subtracts the pairs that touch a site and adds the new pairs that contain the
+    new id, instead of recounting the chunk (the Python ``merge_word`` recounts the
+    whole word: simpler, and the same result).
   * The heap holds (count, ~key) where key = left << 32 | right, so std::pair's
     ordering *is* the rule: the highest count, then the smallest (left, right).
   * Pair statistics live in one open-addressing hash table (key -> slot) with the
@@ -22,20 +27,28 @@ stdlib sources, GPT-4 pattern, 32,768-token vocabulary; see benchmarks/):
     for counts and a second one for the word lists, perf showed ~35% of the time
     in their operator[] and in malloc/free of their nodes; the flat table halved
     the merge-loop time (10 MB of stdlib code, 32k vocabulary).
-  * A merge visits the words that hold the pair in no useful memory order, so
-    the loop was bound by cache misses (perf: ~50% of its samples on the first
-    load of a word's ids and of its stamp). The loop now prefetches the data of
-    the word 8 and 16 places ahead: -22% merge-loop time (0.223 -> 0.175 s for
-    32,512 merges). Packing a word's start/length/count/stamp into one struct
-    was tried as well and gained nothing measurable; dropped.
+  * ``apply_merge`` visits the words that hold the pair in no useful memory order,
+    so the loop was bound by cache misses (perf: ~50% of its samples on the first
+    load of a word's ids and of its stamp). It now prefetches the data of the word
+    8 and 16 places ahead: -22% merge-loop time (0.223 -> 0.175 s for 32,512
+    merges). Packing a word's start/length/count/stamp into one struct was tried
+    as well and gained nothing measurable; dropped.
+  * The steps are methods of a final class and ``merge_word`` is ``inline``, so
+    naming them costs no call: a whole ``train_merges`` (load, count, 32,512
+    merges), best of 8 runs interleaved, took 0.90 s before the split into steps
+    and 0.82 s after, on a machine with a load average of 11: no loss measurable.
   * Tried and dropped: a Python dict for the counts (the loop then spent most of
     its time in the interpreter), and recounting whole chunks (about 2x slower on
     long chunks, and quadratic with pattern=None).
 The Python interpreter is entered only between batches of merges, to report
 progress or print a verbose line.
+
+The trainer's front end lives here too: ``ChunkCounter`` (``_chunk_counter.pxi``)
+counts the chunks of texts with the hand-written scanners (``_scanners.pxi``,
+shared with the encoder) for ``chunks.count_chunk_bytes``.
 """
 
-from cython.operator cimport dereference as deref
+cimport cython
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp cimport bool
 from libcpp.algorithm cimport sort, unique
@@ -48,6 +61,10 @@ from libcpp.vector cimport vector
 
 from .ranks import vocab_from_merges
 from .textbook import format_merge
+
+include "_scanners.pxi"        # the hand-written scanners, shared with _encoder.pyx
+include "_chunk_counter.pxi"   # ChunkCounter: the chunks of texts, counted for training
+include "_replay.pxi"          # replay: the merges we continue from, applied to one chunk
 
 
 def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None):
@@ -97,54 +114,15 @@ cdef inline uint64_t pair_key(int32_t a, int32_t b) noexcept nogil:
     return (<uint64_t>(<uint32_t>a) << 32) | <uint32_t>b
 
 
-cdef Py_ssize_t replay(int32_t* w, Py_ssize_t n, unordered_map[uint64_t, int32_t]& rank,
-                       const char* first) noexcept nogil:
-    """``textbook.apply_merges`` in C++, in place: join the pair with the smallest new
-    id everywhere (left to right), repeat until no pair is a merge; the new length.
-
-    A chunk with no adjacent pair of bytes that is a merge cannot change at all,
-    and that is most chunks (the 1,161 hardcoded merges only start from digits,
-    spaces, newlines and operator characters), so we look for one first. Replaying
-    the hardcoded block on 30 MB of stdlib code took 1.3 s with ``apply_merges``
-    in Python (and 8.7 s for hardcoded + 20,000 merges); in C++ it is noise.
-    """
-    cdef Py_ssize_t k, j
-    cdef int32_t best, a = 0, b = 0
-    cdef bool any_first = False
-    cdef unordered_map[uint64_t, int32_t].iterator it
-    for k in range(n - 1):
-        if first[w[k] * 256 + w[k + 1]]:
-            any_first = True
-            break
-    if not any_first:
-        return n
-    while n >= 2:
-        # the earliest merge (smallest new id) among the adjacent pairs
-        best = -1
-        for k in range(n - 1):
-            it = rank.find(pair_key(w[k], w[k + 1]))
-            if it != rank.end() and (best < 0 or deref(it).second < best):
-                best = deref(it).second
-                a = w[k]
-                b = w[k + 1]
-        if best < 0:
-            break
-        # join every (a, b), left to right, as textbook.merge does
-        j = 0
-        k = 0
-        while k < n:
-            if k + 1 < n and w[k] == a and w[k + 1] == b:
-                w[j] = best
-                k += 2
-            else:
-                w[j] = w[k]
-                k += 1
-            j += 1
-        n = j
-    return n
-
-
+@cython.final
 cdef class _Trainer:
+    """The state of one training run and its steps, named as in ``incremental.py``.
+
+    ``incremental.py`` passes the state between plain functions; here it lives in
+    C++ containers on the trainer, so each step is a method: ``load``,
+    ``count_all``, ``pop_best``, ``merge_word`` (one word), ``apply_merge`` (every
+    word that holds the pair), and ``run``, the loop that calls them.
+    """
     # the words: unique chunks as ids, one flat buffer
     cdef vector[int32_t] ids          # all chunks, back to back
     cdef vector[int64_t] start        # word i is ids[start[i] : start[i] + length[i]]
@@ -174,6 +152,8 @@ cdef class _Trainer:
         self.mask = (1 << 16) - 1
         self.table_key.assign(self.mask + 1, EMPTY)
         self.table_slot.assign(self.mask + 1, -1)
+
+    # ---- the pair table: key -> slot -------------------------------------------
 
     cdef inline uint64_t bucket(self, uint64_t key) noexcept nogil:
         """The bucket that holds ``key``, or the empty one where it would go (linear probing)."""
@@ -217,6 +197,8 @@ cdef class _Trainer:
             h = self.bucket(self.slot_key[slot])
             self.table_key[h] = self.slot_key[slot]
             self.table_slot[h] = slot
+
+    # ---- the steps, as in incremental.py -----------------------------------------
 
     cdef load(self, chunk_counts, ranks):
         """Flatten the chunks (bytes -> count) into ``ids``/``start``/``length``.
@@ -271,62 +253,113 @@ cdef class _Trainer:
         for slot in range(self.count.size()):
             self.heap.push(cpair[int64_t, uint64_t](self.count[slot], ~self.slot_key[slot]))
 
-    cdef int run(self, int limit) noexcept nogil:
-        """Make up to ``limit`` merges; return how many. Sets ``finished`` at the end."""
-        cdef int done = 0
+    cdef int32_t pop_best(self) noexcept nogil:
+        """The slot of the pair to merge next, or -1 when no pair occurs twice.
+
+        Counts only fall (pairs with the newest token are pushed fresh), so a popped
+        entry is an upper bound: when its count is stale we push the true count
+        back and pop again. A pair whose bytes already are a token is skipped for good.
+        """
         cdef cpair[int64_t, uint64_t] top
         cdef uint64_t key
         cdef int64_t c
-        cdef int32_t a, b, new_id
         cdef int32_t sl
         cdef string joined
-        while done < limit:
-            if self.heap.empty():
-                self.finished = True
-                break
+        while not self.heap.empty():
             top = self.heap.top()
             self.heap.pop()
             key = ~top.second
             sl = self.find(key)
             c = 0 if sl < 0 else self.count[sl]
             if c != top.first:
-                # stale: the count fell since this entry was pushed
+                # stale entry: the count fell since it was pushed; push the true one back
                 if c > 0:
                     self.heap.push(cpair[int64_t, uint64_t](c, ~key))
                 continue
             if c < 2:
-                self.finished = True
-                break
-            a = <int32_t>(key >> 32)
-            b = <int32_t>(<uint32_t>key)
-            joined = self.tok[a]
-            joined.append(self.tok[b])
+                return -1
+            joined = self.tok[<int32_t>(key >> 32)]
+            joined.append(self.tok[<int32_t>(<uint32_t>key)])
             if self.known.count(joined):
-                continue  # subtle: these bytes already are a token; skip the pair for good
-            new_id = self.next_id
-            self.next_id += 1
-            self.tok.push_back(joined)
-            self.known.insert(joined)
-            self.out_left.push_back(a)
-            self.out_right.push_back(b)
-            self.out_new.push_back(new_id)
-            self.out_count.push_back(c)
-            self.apply(sl, a, b, new_id)
-            done += 1
-        return done
+                # subtle: these bytes already are a token (made from another split); skip
+                # the pair for good: its count can only fall, so it never needs a re-check
+                continue
+            return sl
+        return -1
 
-    cdef void apply(self, int32_t slot, int32_t a, int32_t b, int32_t new_id) noexcept nogil:
-        """Merge (a, b) -> new_id in every word that holds it; update the counts."""
-        cdef vector[int32_t] words
-        cdef vector[int32_t] fresh
-        cdef size_t wi, f
-        cdef int32_t i, sl
-        cdef int64_t s, L, k, j, c, m
-        cdef bool any_site
-        cdef int32_t* w
+    cdef inline Py_ssize_t merge_word(self, int32_t i, int32_t a, int32_t b, int32_t new_id,
+                                      vector[int32_t]& fresh) noexcept nogil:
+        """Merge (a, b) -> new_id in word i, left to right, in place; its new length.
+
+        The step inside the loop (rustbpe's ``Word::merge_pair``). Instead of
+        recounting the word, it changes the pair counts only around the merge sites:
+        old pairs that touch a site go, new pairs (all contain new_id) come, each
+        times the word's count; the slots of the new pairs are appended to ``fresh``.
+        A word without the pair (a stale index entry) is left as it is.
+
+        w=[97, 97, 97, 98], (97, 97) -> 256: marks [1, 2, 0, 0]; (97, 97) loses 2
+        (the pairs at 0 and 1 touch the site), (97, 98) is untouched; w becomes
+        [256, 97, 98], (256, 97) gains 1; returns 3.
+        """
+        cdef int32_t* w = self.ids.data() + self.start[i]
+        cdef int64_t L = self.length[i], c = self.wcount[i], k, j
         cdef char* mark = self.mark.data()
+        cdef bool any_site = False
+        cdef int32_t sl
         cdef vector[int32_t]* ws
-        cdef size_t n_words, ahead
+        # 1. mark the merge sites, left to right: 1 = left half, 2 = right half
+        k = 0
+        while k < L - 1:
+            if w[k] == a and w[k + 1] == b:
+                mark[k] = 1
+                mark[k + 1] = 2
+                any_site = True
+                k += 2
+            else:
+                mark[k] = 0
+                k += 1
+        if k == L - 1:
+            mark[k] = 0
+        if not any_site:
+            return L  # stale index entry
+        # 2. the old pairs that touch a site disappear
+        for k in range(L - 1):
+            if mark[k] or mark[k + 1]:
+                self.count[self.slot_of(pair_key(w[k], w[k + 1]))] -= c
+        # 3. rewrite in place (the word only shrinks)
+        j = 0
+        k = 0
+        while k < L:
+            if mark[k] == 1:
+                w[j] = new_id
+                k += 2
+            else:
+                w[j] = w[k]
+                k += 1
+            j += 1
+        # 4. the new pairs all contain new_id: count them and index the word
+        for k in range(j - 1):
+            if w[k] == new_id or w[k + 1] == new_id:
+                sl = self.slot_of(pair_key(w[k], w[k + 1]))
+                self.count[sl] += c
+                ws = &self.where[sl]
+                if ws.empty() or ws.back() != i:
+                    ws.push_back(i)
+                fresh.push_back(sl)
+        return j
+
+    cdef void apply_merge(self, int32_t slot, int32_t new_id) noexcept nogil:
+        """Merge the pair of ``slot`` -> new_id in every word that holds it.
+
+        Pairs that contain ``new_id`` are new: they are pushed once, after all words
+        are done, with their final counts.
+        """
+        cdef uint64_t key = self.slot_key[slot]
+        cdef int32_t a = <int32_t>(key >> 32), b = <int32_t>(<uint32_t>key)
+        cdef vector[int32_t] words
+        cdef vector[int32_t] fresh        # slots of the pairs that contain new_id
+        cdef size_t wi, f, n_words, ahead
+        cdef int32_t i
         words.swap(self.where[slot])  # the pair is merged everywhere now: its list is done
         n_words = words.size()
         for wi in range(n_words):
@@ -344,54 +377,40 @@ cdef class _Trainer:
             if self.stamp[i] == new_id:
                 continue  # listed twice
             self.stamp[i] = new_id
-            s = self.start[i]
-            L = self.length[i]
-            w = self.ids.data() + s
-            c = self.wcount[i]
-            # 1. mark the merge sites, left to right: 1 = left half, 2 = right half
-            any_site = False
-            k = 0
-            while k < L - 1:
-                if w[k] == a and w[k + 1] == b:
-                    mark[k] = 1
-                    mark[k + 1] = 2
-                    any_site = True
-                    k += 2
-                else:
-                    mark[k] = 0
-                    k += 1
-            if k == L - 1:
-                mark[k] = 0
-            if not any_site:
-                continue  # stale index entry
-            # 2. the old pairs that touch a site disappear
-            for k in range(L - 1):
-                if mark[k] or mark[k + 1]:
-                    self.count[self.slot_of(pair_key(w[k], w[k + 1]))] -= c
-            # 3. rewrite in place (the word only shrinks)
-            j = 0
-            k = 0
-            while k < L:
-                if mark[k] == 1:
-                    w[j] = new_id
-                    k += 2
-                else:
-                    w[j] = w[k]
-                    k += 1
-                j += 1
-            self.length[i] = j
-            # 4. the new pairs all contain new_id: count them and index the word
-            for m in range(j - 1):
-                if w[m] == new_id or w[m + 1] == new_id:
-                    sl = self.slot_of(pair_key(w[m], w[m + 1]))
-                    self.count[sl] += c
-                    ws = &self.where[sl]
-                    if ws.empty() or ws.back() != i:
-                        ws.push_back(i)
-                    fresh.push_back(sl)
+            self.length[i] = self.merge_word(i, a, b, new_id, fresh)
         self.count[slot] = 0
-        # 5. push each new pair once, with its final count
+        # push each new pair once, with its final count
         sort(fresh.begin(), fresh.end())
         fresh.erase(unique(fresh.begin(), fresh.end()), fresh.end())
         for f in range(fresh.size()):
             self.heap.push(cpair[int64_t, uint64_t](self.count[fresh[f]], ~self.slot_key[fresh[f]]))
+
+    cdef int run(self, int limit) noexcept nogil:
+        """Make up to ``limit`` merges; return how many. Sets ``finished`` at the end.
+
+        The loop of ``incremental.train_merges``: pop the best pair, give its bytes
+        a new id, apply the merge.
+        """
+        cdef int done = 0
+        cdef int32_t sl, new_id
+        cdef uint64_t key
+        cdef string joined
+        while done < limit:
+            sl = self.pop_best()
+            if sl < 0:
+                self.finished = True
+                break
+            key = self.slot_key[sl]
+            new_id = self.next_id
+            self.next_id += 1
+            joined = self.tok[<int32_t>(key >> 32)]
+            joined.append(self.tok[<int32_t>(<uint32_t>key)])
+            self.tok.push_back(joined)
+            self.known.insert(joined)
+            self.out_left.push_back(<int32_t>(key >> 32))
+            self.out_right.push_back(<int32_t>(<uint32_t>key))
+            self.out_new.push_back(new_id)
+            self.out_count.push_back(self.count[sl])
+            self.apply_merge(sl, new_id)
+            done += 1
+        return done

@@ -5,6 +5,14 @@ never cross a chunk boundary (so " dog." can never become one token with the
 space, the word and the full stop). Special tokens such as ``<|endoftext|>`` are
 cut out of the raw text *before* the pattern runs.
 
+A split pattern must *cover* the text: every character in some match. tiktoken
+encodes only the matches and silently drops the rest (``"[a-z]+"`` turns "Hello,
+World!" into "elloorld"); here ``check_pattern`` refuses such a pattern before it
+is used for a tokenizer, and ``uncovered`` finds the first character a pattern
+leaves out. ``check_pattern`` also refuses a pattern that backtracks exponentially
+on short probes (``(a|aa)+$``); a pattern that passes can still be slow on text
+unlike the probes, so a tokenizer file's pattern is only as safe as its author.
+
 What this module does not do: it counts nothing and merges nothing (see
 ``chunks.py`` and the trainers), and it knows no byte-level tricks: chunks are
 ``str``; the caller turns them into UTF-8 bytes.
@@ -13,6 +21,8 @@ What this module does not do: it counts nothing and merges nothing (see
 from __future__ import annotations
 
 import regex
+
+from .unicode_classes import exact_pattern, needs_exact
 
 # GPT-2's pattern as tiktoken writes it for r50k_base / gpt2.
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -65,11 +75,115 @@ _compiled: dict[str, regex.Pattern] = {}
 
 
 def compile_pattern(pattern: str) -> regex.Pattern:
-    """Compile (and cache) a split pattern with the third-party ``regex`` module (it knows ``\\p{L}``)."""
+    """Compile (and cache) a split pattern with the third-party ``regex`` module (it knows ``\\p{L}``).
+
+    subtle: a named pattern is compiled with its classes written out as the ranges
+    of tiktoken's Unicode tables (``unicode_classes.exact_pattern``), not with the
+    ``regex`` module's own, newer tables, so its chunks are tiktoken's on every
+    code point. ``pattern`` itself (what files store) stays tiktoken's string.
+    """
     c = _compiled.get(pattern)
     if c is None:
-        c = _compiled[pattern] = regex.compile(pattern)
+        c = _compiled[pattern] = ExactSplitter(pattern) if pattern in PATTERNS.values() else regex.compile(pattern)
     return c
+
+
+class ExactSplitter:
+    """A named pattern, compiled twice: with the ``regex`` module's own classes (fast) and
+    with tiktoken's written out as ranges (exact, 10-30x slower); ``findall`` and
+    ``finditer`` use the exact one only for text that holds a code point the two
+    tables disagree about (``unicode_classes.needs_exact``), where the chunks differ.
+
+    >>> ExactSplitter(GPT2_PATTERN).findall("\u05c8'z")   # U+05C8 is unassigned for tiktoken
+    ['\u05c8', "'z"]
+    """
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self.fast = regex.compile(pattern)
+        self._exact = None
+
+    @property
+    def exact(self) -> regex.Pattern:
+        if self._exact is None:
+            self._exact = regex.compile(exact_pattern(self.pattern))  # ~0.3 s, once
+        return self._exact
+
+    def _for(self, text):
+        return self.exact if needs_exact(text) else self.fast
+
+    def findall(self, text, *args, **kwargs):
+        return self._for(text).findall(text, *args, **kwargs)
+
+    def finditer(self, text, *args, **kwargs):
+        return self._for(text).finditer(text, *args, **kwargs)
+
+
+# common text that any split pattern must cover whole: ASCII, accents, CJK, Greek,
+# Arabic digits, a combining mark, an emoji, no-break space, CRLF
+COVERAGE_PROBE = ("Hello, World! 42\n\tx = f(y) + 3.14;  # done\r\n'tis na\u00efve caf\u00e9 "
+                  "\u6771\u4eac \u03a9\u03bc\u03ad\u03b3\u03b1 \u0661\u0662\u0663 e\u0301 "
+                  "\U0001F600 \u2026\u00a0~`@$%^&*_=[]{}|\\:\"<>?/")
+# a run of one kind of character and an ending that spoils the match: where nested
+# quantifiers such as (a|aa)+$ try exponentially many ways
+_BACKTRACK_PROBES = [run * 30 + end for run in ("a", "1", " ", "\u00e9", "!", "\n", "ab ", "a1") for end in ("\x00!", "")]
+_BACKTRACK_SECONDS = 0.25
+_checked: set[str] = set()
+
+
+def uncovered(text: str, pattern: str | None):
+    r"""The position of the first character of ``text`` in no match of ``pattern``, or None.
+
+    >>> uncovered("Hello, World", r"[a-z]+"), uncovered("Hello", r"\w+"), uncovered("a", None)
+    (0, None, None)
+    """
+    if pattern is None:
+        return None
+    at = 0
+    for m in compile_pattern(pattern).finditer(text):
+        if m.start() > at:
+            return at
+        at = max(at, m.end())
+    return at if at < len(text) else None
+
+
+def uncovered_error(text: str, at: int, pattern: str, where: str = "the text", offset: int = 0) -> ValueError:
+    """The error for ``text[at]``, which the pattern leaves out (``offset``: where ``text``
+    starts in what the caller gave), naming the position and the character."""
+    return ValueError(f"character {at + offset} (U+{ord(text[at]):04X}, {text[at]!r}) of {where} is not matched by the "
+                      f"split pattern {pattern[:60]!r}; the pattern must cover all text (tiktoken would drop it "
+                      f"silently); add an alternative such as |\\s+|[^\\s]")
+
+
+def check_pattern(pattern: str | None, where: str = "") -> None:
+    r"""Refuse a split pattern that leaves common text unmatched or backtracks exponentially.
+
+    ``where`` names the file and key the pattern came from, for the message.
+
+    >>> check_pattern("gpt4"); check_pattern(r"\w+|\s+|[^\w\s]+")
+    >>> check_pattern(r"[a-z]+")
+    Traceback (most recent call last):
+    ValueError: split pattern '[a-z]+' leaves character 0 (U+0048, 'H') of ... unmatched; ...
+    """
+    pattern = resolve_pattern(pattern)
+    if pattern is None or pattern in PATTERNS.values() or pattern in _checked:
+        return
+    at_ = f"{where}: " if where else ""
+    at = uncovered(COVERAGE_PROBE, pattern)
+    if at is not None:
+        raise ValueError(f"{at_}split pattern {pattern[:60]!r} leaves character {at} (U+{ord(COVERAGE_PROBE[at]):04X}, "
+                         f"{COVERAGE_PROBE[at]!r}) of {COVERAGE_PROBE[:30]!r} unmatched; the pattern must cover all "
+                         f"text (tiktoken would drop it silently); add an alternative such as |\\s+|[^\\s]")
+    c = compile_pattern(pattern)
+    for probe in _BACKTRACK_PROBES:
+        try:
+            c.findall(probe, timeout=_BACKTRACK_SECONDS)
+        except TimeoutError:
+            raise ValueError(f"{at_}split pattern {pattern[:60]!r} takes over {_BACKTRACK_SECONDS} s on the "
+                             f"{len(probe)}-character text {probe[:12]!r}...: it backtracks exponentially "
+                             f"(nested quantifiers such as (a|aa)+); write it with possessive quantifiers "
+                             f"(++, *+) or atomic groups") from None
+    _checked.add(pattern)
 
 
 def split_chunks(text: str, pattern: str | None) -> list[str]:

@@ -3,7 +3,14 @@
 A ``.tiktoken`` file is one line per token: ``base64(token bytes) rank``. Ranks are
 our ids. It carries no pattern and no special tokens, so beside each file we write a
 small JSON *sidecar* (``NAME.tiktoken.json``) with both; ``read_tiktoken`` reads it
-when it is there.
+when it is there. The two files are renamed into place one after the other, so a
+crash between the renames could pair new ranks with an old sidecar: the sidecar
+records the sha256 of the ranks it was written with (``ranks_sha256``), and
+loading refuses a pair that does not match, naming both files. Every sidecar key
+is checked on load, naming the file and the key.
+
+Reading is bounded: a file (or what a ``.gz`` unpacks to) larger than
+``MAX_TIKTOKEN_BYTES`` is refused after reading at most that much.
 
 In: ``tiktoken_spec(source)`` reads a ``tiktoken.Encoding``, a path to a
 ``.tiktoken`` file (``.gz`` too), or the names ``"cl100k_base"`` (GPT-4) and
@@ -32,11 +39,18 @@ import hashlib
 import importlib.util
 import json
 import os
+import warnings
 
 from ._files import atomic_write
-from .patterns import GPT4_PATTERN, O200K_PATTERN
+from .normalize import FORMS as NORMALIZATION_FORMS
+from .patterns import GPT4_PATTERN, O200K_PATTERN, check_pattern
 
 SIDECAR_SUFFIX = ".json"
+SIDECAR_KEYS = ("pattern", "special_tokens", "name", "normalize", "ranks_sha256")
+# the largest rank (= id): the compiled encoder keeps ids in 32 bits and uses 2**32 - 1 for "no token"
+MAX_ID = 2**32 - 2
+# the most bytes a .tiktoken file may hold, unpacked (o200k_base: 3.6 MB)
+MAX_TIKTOKEN_BYTES = 256 << 20
 
 # tiktoken needs a split pattern; a tokenizer without one (pattern=None: each text is
 # one chunk) is exported with this regex, which matches any non-empty text whole.
@@ -120,6 +134,10 @@ def parse_tiktoken(data: bytes, source: str = "<bytes>") -> dict[bytes, int]:
         # subtle: int() would also take "+5", "1_000" and " 7"; a rank is plain ASCII digits
         if not rank_s.isdigit():
             raise ValueError(f"{source}, line {lineno}: rank {rank_s[:30]!r} is not a non-negative integer")
+        # subtle: int() of a 10**6-digit string is slow; no rank has more than 10 digits
+        if len(rank_s) > 10 or int(rank_s) > MAX_ID:
+            raise ValueError(f"{source}, line {lineno}: rank {rank_s[:30].decode()} is above {MAX_ID:,}, the largest "
+                             f"id this package holds (ids are 32-bit)")
         rank = int(rank_s)
         if not token:
             raise ValueError(f"{source}, line {lineno}: empty token (every token has at least one byte)")
@@ -152,13 +170,24 @@ def read_tiktoken_bytes(path, expected_sha256: str | None = None) -> bytes:
     With ``expected_sha256``, the uncompressed bytes must have that hash.
     """
     p = os.fspath(path)
+    cap = MAX_TIKTOKEN_BYTES
+    too_big = f"{p}: more than {cap:,} bytes (MAX_TIKTOKEN_BYTES); not a vocabulary file, or a gzip bomb"
+    if os.path.isdir(p):
+        raise ValueError(f"{p} is a folder, not a .tiktoken file")
     with open(p, "rb") as f:
-        data = f.read()
-    if data[:2] == b"\x1f\x8b":  # gzip's magic number, whatever the file is called
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise ValueError(f"{p}: not a valid gzip file ({e})") from None
+        magic = f.read(2)
+        f.seek(0)
+        if magic == b"\x1f\x8b":  # gzip's magic number, whatever the file is called
+            try:
+                # streamed: stop once past the cap, however much the file would unpack to
+                with gzip.GzipFile(fileobj=f) as g:
+                    data = g.read(cap + 1)
+            except (OSError, EOFError) as e:
+                raise ValueError(f"{p}: not a valid gzip file ({e})") from None
+        else:
+            data = f.read(cap + 1)
+    if len(data) > cap:
+        raise ValueError(too_big)
     if expected_sha256 is not None:
         got = sha256_hex(data)
         if got != expected_sha256:
@@ -190,10 +219,11 @@ def save_tiktoken(tokenizer, path) -> None:
     sorted, gzip's timestamp fixed at 0.
     """
     data = dumps_tiktoken(tokenizer.vocab)
+    side = {"pattern": tokenizer.pattern, "special_tokens": tokenizer.special_tokens,
+            "ranks_sha256": sha256_hex(data)}  # ties the sidecar to these ranks (of the unpacked bytes)
     if os.fspath(path).endswith(".gz"):
         data = gzip.compress(data, mtime=0)
     atomic_write(path, data)
-    side = {"pattern": tokenizer.pattern, "special_tokens": tokenizer.special_tokens}
     if tokenizer.name:
         side["name"] = tokenizer.name
     if tokenizer.normalize:
@@ -215,22 +245,78 @@ def read_tiktoken(path, pattern=None, special_tokens=None, expected_sha256=None)
     side = {}
     sp = sidecar_path(path)
     if os.path.exists(sp):
-        try:
-            with open(sp, "rb") as f:
-                side = json.loads(f.read().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ValueError(f"{sp}: the sidecar is not valid JSON ({e})") from None
+        side = read_sidecar(sp, path, sha256_hex(data))
     else:
         known = _BY_SHA256.get(sha256_hex(data))
         if known is not None:
             spec = OFFLINE_ENCODINGS[known]
             side = {"pattern": spec["pattern"], "special_tokens": spec["special_tokens"], "name": known}
+        elif pattern is None and special_tokens is None:
+            warnings.warn(f"{os.fspath(path)} has no sidecar ({os.path.basename(sp)}) and is not one of the known "
+                          f"vocabularies {sorted(OFFLINE_ENCODINGS)} (its sha256 differs, e.g. other line ends): "
+                          f"loaded with pattern=None (each text one chunk) and no special tokens; pass pattern= "
+                          f"and special_tokens= to load_tiktoken if it has them", UserWarning, stacklevel=2)
     if pattern is None:
         pattern = side.get("pattern")
     if special_tokens is None:
         special_tokens = side.get("special_tokens") or {}
     name = side.get("name") or os.path.basename(os.fspath(path)).split(".")[0]
     return _spec(ranks, pattern, special_tokens, name, side.get("normalize"))
+
+
+def read_sidecar(sp, path, ranks_sha256: str) -> dict:
+    """A sidecar's keys, each checked, and checked to belong to the ranks of ``path``.
+
+    ``ranks_sha256``: the sha256 of the (unpacked) ranks file; a sidecar that records
+    another was written for other ranks (an interrupted save) and is refused.
+    """
+    def bad(key, why):
+        return ValueError(f"{sp}: {key}: {why}")
+
+    try:
+        with open(sp, "rb") as f:
+            side = json.loads(f.read().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{sp}: the sidecar is not valid JSON ({e})") from None
+    except RecursionError:
+        raise ValueError(f"{sp}: the sidecar's JSON nests too deeply") from None
+    if not isinstance(side, dict):
+        raise ValueError(f"{sp}: the sidecar must be a JSON object with the keys {list(SIDECAR_KEYS)}, "
+                         f"got {type(side).__name__}")
+    unknown = sorted(set(side) - set(SIDECAR_KEYS))
+    if unknown:
+        raise bad(unknown[0], f"not a sidecar key (the keys are {list(SIDECAR_KEYS)})")
+    recorded = side.get("ranks_sha256")
+    if recorded is not None and recorded != ranks_sha256:
+        raise ValueError(f"{sp} was written for other ranks than {os.fspath(path)}: it records ranks_sha256 "
+                         f"{str(recorded)[:16]}..., the file has {ranks_sha256[:16]}... (a save was interrupted "
+                         f"between the two files?); save the tokenizer again, or delete the sidecar and pass "
+                         f"pattern= and special_tokens= yourself")
+    pattern = side.get("pattern")
+    if pattern is not None:
+        if not isinstance(pattern, str):
+            raise bad("pattern", f"must be a regex string or null, got {pattern!r:.40}")
+        try:
+            check_pattern(pattern)
+        except ValueError as e:
+            raise bad("pattern", str(e)) from None
+    specials = side.get("special_tokens")
+    if specials is not None:
+        if not isinstance(specials, dict):
+            raise bad("special_tokens", f"must map each special token to its id, got {type(specials).__name__} "
+                                        f"{str(specials)[:40]}")
+        for text, i in specials.items():
+            if not text:
+                raise bad("special_tokens", "'' is not a special token; each is a non-empty string")
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= MAX_ID:
+                raise bad("special_tokens", f"{text!r} has id {i!r}; an id is an integer from 0 to {MAX_ID}")
+    name = side.get("name")
+    if name is not None and not isinstance(name, str):
+        raise bad("name", f"must be a string, got {name!r:.40}")
+    norm = side.get("normalize")
+    if norm is not None and norm not in NORMALIZATION_FORMS:
+        raise bad("normalize", f"is {norm!r}; expected null or one of {NORMALIZATION_FORMS}")
+    return side
 
 
 def offline_path(name: str) -> str:

@@ -19,7 +19,9 @@ What this module does not do: train (``trainer.py``), define the rank loop
 from __future__ import annotations
 
 import json
+import operator
 import os
+import random
 from concurrent.futures import ThreadPoolExecutor
 
 from . import _backend, tiktoken_io
@@ -27,12 +29,71 @@ from ._files import atomic_write
 from .normalize import FORMS as NORMALIZATION_FORMS
 from .normalize import check_form
 from .normalize import normalize as normalize_text
-from .patterns import compile_pattern, resolve_pattern, special_regex, split_specials
+from .patterns import PATTERNS, check_pattern, compile_pattern, resolve_pattern, special_regex, split_specials
+from .patterns import uncovered, uncovered_error
 from .ranks import bpe_encode_chunk, recover_merges, vocab_from_merges
 
 FORMAT = "bpe-lesson tokenizer"
 VERSION = 1
 _CACHE_LIMIT = 200_000
+MAX_ID = tiktoken_io.MAX_ID  # 2**32 - 2: ids are 32-bit, and 2**32 - 1 means "no token"
+
+
+def check_special_tokens(specials, where: str = "special_tokens") -> dict:
+    """A ``{text: id}`` dict of special tokens, checked: non-empty strings, ids 0..MAX_ID.
+
+    ``where`` names the file and key for the message.
+
+    >>> check_special_tokens({"<|eos|>": 300})
+    {'<|eos|>': 300}
+    >>> check_special_tokens({"<s>": -5})
+    Traceback (most recent call last):
+    ValueError: special_tokens: '<s>' has id -5; an id is an integer from 0 to 4294967294
+    """
+    if specials is None:
+        return {}
+    if not isinstance(specials, dict):
+        raise ValueError(f"{where} must map each special token (a string) to its id (an integer), "
+                         f"got {type(specials).__name__} {str(specials)[:60]}")
+    for text, i in specials.items():
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"{where}: {text!r} is not a special token; each is a non-empty string")
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= MAX_ID:
+            raise ValueError(f"{where}: {text!r} has id {i!r}; an id is an integer from 0 to {MAX_ID}")
+    return dict(specials)
+
+
+def as_ids(ids) -> list:
+    """Ids as a list of Python ints: a list, a NumPy array, a torch tensor, NumPy ints;
+    floats and bools are refused (15.0 is not id 15).
+
+    >>> import numpy as np; as_ids(np.array([1, 2], dtype=np.uint64)), as_ids([np.int32(3)])
+    ([1, 2], [3])
+    >>> as_ids([15.0])
+    Traceback (most recent call last):
+    TypeError: ids must be integers; item 0 is 15.0 (float)
+    """
+    dtype = getattr(ids, "dtype", None)
+    if dtype is not None and hasattr(ids, "tolist"):  # a NumPy array or a torch tensor
+        kind = getattr(dtype, "kind", None)  # NumPy's; torch dtypes have is_floating_point instead
+        floaty = (kind not in ("i", "u")) if kind is not None else (
+            dtype.is_floating_point or dtype.is_complex or str(dtype) == "torch.bool")
+        if floaty:
+            raise TypeError(f"ids must be integers, got an array of {dtype}")
+        ids = ids.tolist()  # Python ints, exact (uint64 above 2**63 too)
+        if not isinstance(ids, list):
+            ids = [ids]
+    out = []
+    for k, i in enumerate(ids):
+        if type(i) is not int:
+            try:
+                if isinstance(i, bool) or str(getattr(i, "dtype", "")) in ("bool", "torch.bool"):
+                    raise TypeError
+                i = operator.index(i)  # NumPy ints, 0-d integer tensors
+            except TypeError:
+                raise TypeError(f"ids must be integers; item {k} is {i!r} ({type(i).__name__})") from None
+        out.append(i)
+    return out
 
 
 def replace_surrogates(text: str) -> str:
@@ -76,7 +137,8 @@ class Tokenizer:
             vocab = vocab_from_merges(self._merges)
         self.vocab = dict(vocab)  # int -> bytes
         self.pattern = resolve_pattern(pattern)
-        self.special_tokens = dict(special_tokens or {})  # str -> int
+        check_pattern(self.pattern)  # covers common text, no exponential backtracking
+        self.special_tokens = check_special_tokens(special_tokens)  # str -> int
         self.name = name
         self.normalize = check_form(normalize)  # None or "NFC" / "NFD" / "NFKC" / "NFKD"
         self._ranks = {b: i for i, b in self.vocab.items()}  # bytes -> int
@@ -89,6 +151,8 @@ class Tokenizer:
             raise ValueError("two special tokens share an id")
         self._special_by_id = {i: s.encode("utf-8") for s, i in self.special_tokens.items()}
         self._split = compile_pattern(self.pattern).findall if self.pattern is not None else None
+        # a named pattern covers every character by construction; any other is checked at each encode
+        self._check_cover = self.pattern is not None and self.pattern not in PATTERNS.values()
         self._cache = {}  # str chunk -> list[int]
         self.backend = backend  # "python", "cython", or None: bpe_lesson.BACKEND (a property, below)
 
@@ -138,16 +202,36 @@ class Tokenizer:
         except UnicodeEncodeError:
             return self._encode_split(replace_surrogates(text))
 
-    def _encode_split(self, text: str) -> list[int]:
-        """Split (already normalized) text into chunks and encode each."""
+    def _encode_split(self, text: str, offset: int = 0, dropout: float = 0.0, rng=None) -> list[int]:
+        """Split (already normalized) text into chunks and encode each (with BPE-dropout when
+        ``dropout`` > 0: the readable loop, uncached, on either backend).
+
+        Text the pattern leaves unmatched raises ``ValueError`` naming its position
+        (``offset``: where ``text`` starts in what the caller passed to ``encode``).
+        """
         fast = self._fast_encoder()
-        if fast is not None:
-            return fast.encode_ordinary(text)  # the same steps, compiled
+        if fast is not None and not dropout:
+            ids = fast.encode_ordinary(text)  # the same steps, compiled
+            # subtle: the compiled encoder, like tiktoken, encodes the matches only; the ids
+            # hold every byte of the text exactly when the pattern covered all of it
+            if self._check_cover and sum(len(self.vocab[i]) for i in ids) != len(text.encode("utf-8")):
+                self._refuse_uncovered(text, offset)
+            return ids
         chunks = self._split(text) if self._split is not None else ([text] if text else [])
+        if self._check_cover and sum(map(len, chunks)) != len(text):
+            self._refuse_uncovered(text, offset)
         out = []
         for chunk in chunks:
-            out.extend(self.encode_chunk(chunk))
+            if dropout:
+                out.extend(bpe_encode_chunk(chunk.encode("utf-8"), self._ranks, dropout, rng))
+            else:
+                out.extend(self.encode_chunk(chunk))
         return out
+
+    def _refuse_uncovered(self, text, offset):
+        at = uncovered(text, self.pattern)
+        where = "the normalized text" if self.normalize else "the text"
+        raise uncovered_error(text, at, self.pattern, where, offset)
 
     @property
     def backend(self) -> str:
@@ -177,6 +261,9 @@ class Tokenizer:
         encoder lets go of Python's GIL while it scans and merges, so they run in
         parallel; with the Python backend they take turns.
         """
+        if isinstance(texts, (str, bytes)):
+            raise TypeError(f"encode_batch takes a list of texts, got one {type(texts).__name__} "
+                            f"({texts[:30]!r}); use encode() for one text, or pass [text]")
         texts = list(texts)
         threads = _backend.CORES if threads is None else threads
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
@@ -190,21 +277,33 @@ class Tokenizer:
         with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
             return list(pool.map(one, texts))
 
-    def encode(self, text: str, allowed_special=(), disallowed_special="all") -> list[int]:
+    def encode(self, text: str, allowed_special=(), disallowed_special="all", dropout=0.0, seed=None) -> list[int]:
         """Encode text to ids, with tiktoken's rules for special tokens.
 
         ``allowed_special``: "all" or a set of special tokens that become their id.
         ``disallowed_special``: "all" (every special token not allowed) or a set;
         finding one of these in ``text`` raises ``ValueError``.
+        ``dropout``: BPE-dropout's probability p (Provilkov et al., 2020), 0 (the
+        default: plain rank encoding, ``seed`` unused) to 1 (every chunk stays in
+        bytes); see ``ranks.merge_with_dropout``. ``seed`` seeds its draws
+        (``random.Random(seed)``): the same seed gives the same ids on either
+        backend, because with ``dropout`` > 0 both run the readable loop.
         """
         if not isinstance(text, str):
             raise TypeError(f"encode takes a str, got {type(text).__name__}")
+        for name, value in (("allowed_special", allowed_special), ("disallowed_special", disallowed_special)):
+            if isinstance(value, str) and value != "all":
+                raise TypeError(f"{name} is 'all' or a set of special tokens, got the string {value!r}; "
+                                f"write {name}={{{value!r}}}")
+        if not (isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0):
+            raise ValueError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
         try:
-            return self._encode(text, allowed_special, disallowed_special)
+            return self._encode(text, allowed_special, disallowed_special, dropout, seed)
         except UnicodeEncodeError:
-            return self._encode(replace_surrogates(text), allowed_special, disallowed_special)
+            return self._encode(replace_surrogates(text), allowed_special, disallowed_special, dropout, seed)
 
-    def _encode(self, text: str, allowed_special, disallowed_special) -> list[int]:
+    def _encode(self, text: str, allowed_special, disallowed_special, dropout=0.0, seed=None) -> list[int]:
+        rng = random.Random(seed) if dropout else None  # one stream of draws per call
         text = normalize_text(text, self.normalize)  # before special tokens and the split, as in training
         allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
         unknown = allowed - set(self.special_tokens)
@@ -220,13 +319,15 @@ class Tokenizer:
                     f"disallowed; pass allowed_special={{{m.group()!r}}} to encode it as its id, or "
                     f"disallowed_special=() to encode it as plain text")
         if not allowed:
-            return self._encode_split(text)
+            return self._encode_split(text, 0, dropout, rng)
         out = []
+        at = 0  # where the piece starts in the text
         for piece, special in split_specials(text, allowed):
             if special:
                 out.append(self.special_tokens[piece])  # an allowed special token: its id, never split
             else:
-                out.extend(self._encode_split(piece))
+                out.extend(self._encode_split(piece, at, dropout, rng))
+            at += len(piece)
         return out
 
     # ---- decoding ---------------------------------------------------------
@@ -237,7 +338,7 @@ class Tokenizer:
         b'hi'
         """
         out = []
-        for i in ids:
+        for i in as_ids(ids):
             b = self.vocab.get(i)
             if b is None:
                 b = self._special_by_id.get(i)
@@ -315,7 +416,11 @@ class Tokenizer:
     def load_tiktoken(cls, path, pattern=None, special_tokens=None, expected_sha256=None) -> "Tokenizer":
         """Load a ``.tiktoken`` file; pattern and special tokens from the arguments, else its sidecar
         (see ``tiktoken_io.read_tiktoken``)."""
-        return cls.from_spec(tiktoken_io.read_tiktoken(path, pattern, special_tokens, expected_sha256))
+        spec = tiktoken_io.read_tiktoken(path, pattern, special_tokens, expected_sha256)
+        try:
+            return cls.from_spec(spec)
+        except ValueError as e:  # e.g. a special token's id that a token already has
+            raise ValueError(f"{os.fspath(path)} with {tiktoken_io.sidecar_path(path)}: {e}") from None
 
     @classmethod
     def load(cls, path) -> "Tokenizer":
@@ -324,12 +429,16 @@ class Tokenizer:
         path = os.fspath(path)
         if path.endswith((".tiktoken", ".tiktoken.gz")):
             return cls.load_tiktoken(path)
+        if os.path.isdir(path):
+            raise ValueError(f"{path} is a folder; a tokenizer is one file (.json, .tiktoken or .tiktoken.gz)")
         with open(path, "rb") as f:
             raw = f.read()
         try:
             d = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ValueError(f"{path} is not a valid bpe-lesson tokenizer file (corrupt or truncated?): {e}") from None
+        except RecursionError:
+            raise ValueError(f"{path} is not a valid bpe-lesson tokenizer file: its JSON nests too deeply") from None
         return cls.from_dict(d, source=path)
 
     @classmethod
@@ -354,13 +463,21 @@ class Tokenizer:
             if not (0 <= a < n and 0 <= b < n):
                 raise bad(f"merge {k} joins ids {a} and {b}; both must already exist (below {n})")
             out.append(((a, b), n))
-        specials = d.get("special_tokens") or {}
-        if not isinstance(specials, dict) or not all(isinstance(s, str) and type(i) is int for s, i in specials.items()):
-            raise bad("'special_tokens' must map strings to integer ids")
+        try:
+            specials = check_special_tokens(d.get("special_tokens"), "'special_tokens'")
+        except ValueError as e:
+            raise bad(str(e)) from None
         pattern = d.get("pattern")
         if pattern is not None and not isinstance(pattern, str):
             raise bad("'pattern' must be a regex string or null")
         norm = d.get("normalize")
         if norm is not None and norm not in NORMALIZATION_FORMS:
             raise bad(f"'normalize' is {norm!r}; expected null or one of {NORMALIZATION_FORMS}")
-        return cls(out, pattern=pattern, special_tokens=specials, normalize=norm)
+        try:
+            check_pattern(pattern)
+        except ValueError as e:
+            raise bad(f"'pattern': {e}") from None
+        try:
+            return cls(out, pattern=pattern, special_tokens=specials, normalize=norm)
+        except ValueError as e:  # a special token's id that the merges already use, or two that share one
+            raise bad(f"'special_tokens': {e}") from None

@@ -6,6 +6,10 @@ merges with one of three trainers that share one rule (``textbook.py``,
 the merges. Which incremental trainer serves is ``_backend.BACKEND`` unless the
 caller names one.
 
+Like ``encode``, training maps lone surrogates (which UTF-8 cannot hold) to
+U+FFFD, and refuses a split pattern that leaves text unmatched rather than learn
+from part of it.
+
 What this module does not do: read files or follow a YAML config (``scale/``).
 """
 
@@ -15,8 +19,9 @@ from . import _backend, incremental, textbook
 from .chunks import count_chunk_bytes
 from .normalize import check_form
 from .normalize import normalize as normalize_text
+from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
 from .patterns import resolve_pattern
-from .tokenizer import Tokenizer
+from .tokenizer import Tokenizer, replace_surrogates
 
 ALGORITHMS = ("textbook", "incremental")
 
@@ -32,6 +37,19 @@ def get_trainer(algorithm: str = "incremental", backend: str | None = None):
     if algorithm == "textbook":
         return textbook  # one implementation: it exists to be read
     return _backend._incremental if _backend.resolve_backend(backend) == "cython" else incremental
+
+
+def _check_covered(text, pattern, specials, chunk_counts) -> None:
+    """Refuse training when ``pattern`` left some text out of the chunks (it would learn from part of it)."""
+    docs = [text] if isinstance(text, str) else text
+    counted = sum(len(chunk) * n for chunk, n in chunk_counts.items())
+    pieces = [(k, piece) for k, doc in enumerate(docs) for piece in ordinary_pieces(doc, specials)]
+    if counted == sum(len(piece.encode("utf-8")) for _, piece in pieces):
+        return
+    for k, piece in pieces:
+        at = uncovered(piece, pattern)
+        if at is not None:
+            raise uncovered_error(piece, at, pattern, f"a piece of document {k}")
 
 
 def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm="incremental",
@@ -58,6 +76,9 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
         raise TypeError(f"vocab_size must be an int, got {vocab_size!r}")
     if vocab_size < 256:
         raise ValueError(f"vocab_size {vocab_size} is below 256: the 256 byte values are always in the vocabulary")
+    if isinstance(special_tokens, (str, bytes, dict)):
+        raise TypeError(f"special_tokens is a list of strings, got the {type(special_tokens).__name__} "
+                        f"{special_tokens!r:.40}; write special_tokens=[{special_tokens!r:.40}]")
     specials = list(special_tokens or [])
     for s in specials:
         if not isinstance(s, str) or not s:
@@ -68,12 +89,21 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     if n_merges < 0:
         raise ValueError(f"vocab_size {vocab_size} leaves no room for 256 bytes and {len(specials)} special tokens")
     pattern = resolve_pattern(pattern)
+    check_pattern(pattern)
     impl = get_trainer(algorithm, backend)
+    if not isinstance(text, str):
+        text = list(text)  # a generator is read once; counting may need it twice (surrogates, coverage)
     if check_form(normalize) is not None:  # before pre-tokenization, as encode does
         text = normalize_text(text, normalize) if isinstance(text, str) else [normalize_text(d, normalize) for d in text]
 
     fast = algorithm == "incremental" and _backend.resolve_backend(backend) == "cython"
-    chunk_counts = count_chunk_bytes(text, pattern, specials, processes, fast=fast)
+    try:
+        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, fast=fast)
+    except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encode does (rare, so only then)
+        text = replace_surrogates(text) if isinstance(text, str) else [replace_surrogates(d) for d in text]
+        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, fast=fast)
+    if pattern is not None and pattern not in PATTERNS.values():
+        _check_covered(text, pattern, specials, chunk_counts)
     from tqdm import tqdm  # here, not at the top: `import bpe_lesson` stays light
 
     # the bar appears only on a terminal (disable=None: off when stderr is not a TTY, so a

@@ -3,6 +3,7 @@ vocabulary before them and learn only from their own sources; special tokens sta
 atomic; the output loads in bpe_lesson and in tiktoken with equal ids; an interrupted
 run writes nothing; and the command line works end to end."""
 
+import argparse
 import base64
 import json
 import os
@@ -20,6 +21,7 @@ from bpe_lesson.scale.phases import train_from_config
 from bpe_lesson.chunks import count_chunks, to_byte_counts
 from bpe_lesson.hardcoded import hardcoded_merges
 from bpe_lesson.teaching.samples import code_split, prose_split
+from bpe_lesson.tokenizer import Tokenizer
 from bpe_lesson.trainer import get_trainer
 from conftest import stdlib_files
 
@@ -361,21 +363,107 @@ def test_the_command_line_end_to_end(corpus, tmp_path):
 
 def test_ctrl_c_on_the_command_line_writes_nothing(corpus, tmp_path):
     import signal
-    import time
 
     big = tmp_path / "big.txt"  # all of the stdlib's top-level modules, several MB
     big.write_bytes(b"".join(open(p, "rb").read() for p in stdlib_files()))
     cfg = make_config(corpus["root"], output="out/never.tiktoken",
                       phases=[{"merges": 30000, "sources": [{"file": str(big)}]}])
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    # the readable Python trainer: reading, counting and 30,000 merges take far longer than 2 s
+    # the readable Python trainer: reading, counting and 30,000 merges take long after the line below
     env = {**os.environ, "BPE_LESSON_PUREPYTHON": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "bpe_lesson", "train", "-c", "cfg.yaml", "--quiet"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)
-    assert proc.poll() is None  # still training
+    # subtle: a child inherits an ignored SIGINT (pytest started as a background job of a
+    # non-interactive shell) and Python then keeps ignoring it; give the child the default
+    proc = subprocess.Popen([sys.executable, "-m", "bpe_lesson", "train", "-c", "cfg.yaml"],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    first = proc.stderr.readline()  # the event: printed once the interrupt handler is in place
+    assert first.startswith("bpe-lesson train: training 1 phase(s) into out/never.tiktoken"), first
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
     assert "interrupted; out/never.tiktoken was not written" in err
     assert not (tmp_path / "out").exists() or os.listdir(tmp_path / "out") == []
+
+
+def test_an_interrupt_swallowed_by_a_finalizer_still_stops_the_run(corpus, tmp_path, monkeypatch, capsys):
+    # a KeyboardInterrupt raised while a __del__ runs is printed as "Exception ignored" and
+    # lost; the trainer must stop anyway, and write nothing
+    import signal
+
+    class SwallowsInterrupts:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGINT)  # the handler runs inside this __del__
+            sum(range(1000))
+
+    def train_then_finalize(cfg, check_interrupt=lambda: None, **kw):
+        SwallowsInterrupts()  # its __del__ runs at once
+        result = quiet(cfg, write=False)
+        check_interrupt()
+        return result
+
+    cfg = make_config(corpus["root"], output=str(tmp_path / "out" / "t.tiktoken"))
+    (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
+    monkeypatch.setattr(phases_mod, "train_from_config", train_then_finalize)
+    swallowed = []  # what Python prints as "Exception ignored in ..."
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: swallowed.append(u.exc_type))
+    args = argparse.Namespace(config=str(tmp_path / "cfg.yaml"), quiet=True)
+    assert phases_mod.run_train(args) == 130
+    assert swallowed == [KeyboardInterrupt]  # it was swallowed, and still honoured
+    assert not (tmp_path / "out" / "t.tiktoken").exists()
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda d: (d / "out.tiktoken").mkdir(), "is a folder"),
+    (lambda d: (d / "afile").write_text("x"), "which is a file"),
+])
+def test_a_bad_output_path_fails_before_training(corpus, tmp_path, monkeypatch, make, words):
+    make(tmp_path)
+    output = tmp_path / ("out.tiktoken" if "folder" in words else "afile/sub/out.tiktoken")
+    cfg = make_config(corpus["root"], output=str(output))
+    monkeypatch.setattr(phases_mod, "run_phase", lambda *a, **k: pytest.fail("trained before checking the output"))
+    with pytest.raises(ValueError, match=words):
+        quiet(parse_config(cfg))
+    (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
+    run = subprocess.run([sys.executable, "-m", "bpe_lesson", "train", "-c", "cfg.yaml", "--quiet"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "bpe-lesson train: error: output: " in run.stderr and words in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_a_failed_write_keeps_the_tokenizer_and_says_where(corpus, tmp_path, monkeypatch, capsys):
+    cfg = make_config(corpus["root"], output=str(tmp_path / "out" / "t.tiktoken"),
+                      phases=[{"name": "code", "merges": 20, "sources": [{"path": str(corpus["root"] / "code")}]}])
+    (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
+    real_save = Tokenizer.save_tiktoken
+
+    def disk_full_at_the_output(self, path):
+        if str(path).startswith(str(tmp_path)):
+            raise OSError(28, "No space left on device")
+        real_save(self, path)
+
+    monkeypatch.setattr(Tokenizer, "save_tiktoken", disk_full_at_the_output)
+    args = argparse.Namespace(config=str(tmp_path / "cfg.yaml"), quiet=True)
+    assert phases_mod.run_train(args) == 1
+    err = capsys.readouterr().err
+    assert "No space left on device" in err
+    rescued = err.split("is saved in ")[1].split(" (+ .json sidecar)")[0]
+    assert bpe_lesson.load(rescued).vocab_size == 256 + 1161 + 20 + 2
+
+
+def test_an_infinite_working_set_is_a_config_error(corpus):
+    with pytest.raises(ConfigError, match=r"working_set_mb: inf should be a positive number of megabytes, finite"):
+        parse_config(make_config(corpus["root"], working_set_mb=float("inf")))
+
+
+def test_a_config_pattern_that_drops_text_is_a_config_error(corpus):
+    with pytest.raises(ConfigError, match=r"pattern: split pattern '\[a-z\]\+' leaves"):
+        parse_config(make_config(corpus["root"], pattern="[a-z]+"))
+
+
+def test_invalid_utf8_in_a_source_is_refused_naming_the_file_and_byte(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.txt").write_bytes(b"fine text\nthen caf\xe9 in latin-1\n" * 3)
+    cfg = {"output": str(tmp_path / "t.tiktoken"), "hardcoded_merges": False,
+           "phases": [{"name": "p", "merges": 10, "sources": [{"path": str(tmp_path / "src")}]}]}
+    with pytest.raises(ValueError, match=r"a\.txt: not UTF-8 text \(byte 18: invalid continuation byte\)"):
+        quiet(parse_config(cfg))

@@ -23,9 +23,11 @@ for that reason.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from .shards import DEFAULT_EOS, special_id
+from .windows import as_int64_ids
 
 ROLES = ("system", "user", "assistant")
 IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy skips targets equal to this
@@ -69,17 +71,25 @@ def sft_targets(ids, loss_mask, ignore_index: int = IGNORE_INDEX) -> tuple[torch
     >>> sft_targets([5, 6, 7, 8], [0, 0, 1, 1])
     (tensor([5, 6, 7]), tensor([-100,    7,    8]))
     """
-    ids = torch.as_tensor(ids, dtype=torch.long)
-    mask = torch.as_tensor(loss_mask, dtype=torch.long)
+    ids = as_int64_ids(ids)
+    raw = np.asarray(loss_mask.cpu() if torch.is_tensor(loss_mask) else loss_mask)
+    # checked before any cast: 0.5 must not quietly become 0
+    if raw.dtype == object or raw.dtype.kind not in "biuf" or not np.isin(raw, (0, 1)).all():
+        odd = sorted({str(v) for v in raw.ravel().tolist() if v not in (0, 1)})[:5] if raw.dtype != object else "?"
+        raise ValueError(f"loss_mask must hold only 0 and 1, found {odd}")
+    mask = torch.as_tensor(raw.astype(np.int64))
     if ids.shape != mask.shape or ids.ndim != 1:
         raise ValueError(f"ids {tuple(ids.shape)} and loss_mask {tuple(mask.shape)} must be 1-D and the same length")
-    if not bool(((mask == 0) | (mask == 1)).all()):
-        raise ValueError(f"loss_mask must hold only 0 and 1, found {sorted(set(mask.tolist()) - {0, 1})}")
+    if len(ids) < 2:
+        raise ValueError(f"{len(ids)} id(s) make no (input, target) pair; an example needs at least 2")
+    # the first id is never a target, so its mask value does not count
+    n_targets = len(mask) - 1
     if bool(mask[1:].all()):
-        raise ValueError(f"loss_mask is 1 on all {len(mask)} tokens: the prompt (headers, user turns) would be "
-                         f"in the loss; build the mask with render_chat")
+        raise ValueError(f"loss_mask is 1 on all {n_targets} targets (positions 1 to {n_targets}): the prompt "
+                         f"(headers, user turns) would be in the loss; build the mask with render_chat")
     if not bool(mask[1:].any()):
-        raise ValueError("loss_mask is 0 on every target: this example teaches nothing")
+        raise ValueError(f"loss_mask is 0 on all {n_targets} targets (positions 1 to {n_targets}): this example "
+                         f"teaches nothing")
     y = ids[1:].clone()
     y[mask[1:] == 0] = ignore_index
     return ids[:-1], y

@@ -5,8 +5,7 @@ The steps of ``pack``:
      per parquet row), skipping empty ones;
   2. encode each with ``encode_ordinary`` (so the *text* "<|endoftext|>" inside a
      document stays plain text and can never pose as a document boundary) and
-     append the EOS id; worker processes do this when the input is large (or
-     the workers of a Dask cluster, ``--engine dask``: ``dask_pack.py``);
+     append the EOS id; worker processes do this when the input is large;
   3. append whole documents to the current shard until the next one would not
      fit, then close it: ``shard_00000.bin``, ``shard_00001.bin``, ... are
      headerless little-endian arrays of uint16 ids (every id below 65,536) or
@@ -17,6 +16,13 @@ The steps of ``pack``:
 
 The format of the folder, and ``verify``, which re-checks it, are in ``shards.py``.
 
+A pack holds an exclusive lock on ``OUT/.pack.lock`` while it runs (``fcntl.flock``,
+released by the kernel when the process dies), so a second pack into the same
+folder stops at once instead of racing on temporary names. A resume checks each
+source's size and modification time (ns) against the interrupted run's; an edited
+source is refused. (Not a content hash: that would read every source twice; an
+edit that restores the old size and mtime by hand goes unnoticed.)
+
 What this module does not do: check a finished folder (``shards.py``), serve
 training windows (``windows.py``) or chat data (``chat.py``); it imports no
 torch. It does not shuffle documents: the order of the sources is the order of
@@ -26,6 +32,7 @@ the shards.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import glob
 import hashlib
 import json
@@ -33,6 +40,7 @@ import multiprocessing as mp
 import os
 import re
 import shutil
+import sys
 from collections import deque
 
 import numpy as np
@@ -61,6 +69,12 @@ def expand_sources(sources) -> list[str]:
             out.append(s)
         else:
             raise FileNotFoundError(f"source {s!r} is neither a file nor a folder")
+    for p in out:  # before anything is written: an unreadable source fails now
+        try:
+            with open(p, "rb") as f:
+                f.read(1)
+        except OSError as e:
+            raise ValueError(f"source {p}: cannot read it ({e.strerror or e})") from None
     return out
 
 
@@ -69,6 +83,9 @@ def iter_documents(paths, text_field: str = "text"):
 
     ``.jsonl``: one document per non-blank line, its ``text_field``; ``.parquet``:
     one per row of the column ``text_field``; any other file is one document (UTF-8).
+    Invalid UTF-8 is refused, naming the file and the byte offset (the policy of
+    ``bpe-lesson train`` too, ``scale/sources.py``): replacing it would put U+FFFD
+    tokens for bytes that are not text into the shards.
 
     >>> import tempfile; path = os.path.join(tempfile.mkdtemp(), "a.jsonl")
     >>> _ = open(path, "w").write('{"text": "hi"}\\n\\n{"text": ""}\\n')
@@ -77,14 +94,23 @@ def iter_documents(paths, text_field: str = "text"):
     """
     for path in paths:
         if path.endswith(".jsonl"):
-            with open(path, encoding="utf-8") as f:
-                for lineno, line in enumerate(f, start=1):
+            with open(path, "rb") as f:
+                at = 0  # byte offset of the line in the file
+                for lineno, raw in enumerate(f, start=1):
+                    try:
+                        line = raw.decode("utf-8")
+                    except UnicodeDecodeError as e:
+                        raise ValueError(f"{path}, line {lineno}: not UTF-8 text (byte {at + e.start:,}: "
+                                         f"{e.reason})") from None
+                    at += len(raw)
                     if not line.strip():
                         continue
                     try:
                         obj = json.loads(line)
                     except json.JSONDecodeError as e:
                         raise ValueError(f"{path}, line {lineno}: not valid JSON ({e})") from None
+                    except RecursionError:
+                        raise ValueError(f"{path}, line {lineno}: its JSON nests too deeply") from None
                     text = obj.get(text_field) if isinstance(obj, dict) else None
                     if not isinstance(text, str):
                         keys = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
@@ -107,9 +133,10 @@ def iter_documents(paths, text_field: str = "text"):
             with open(path, "rb") as f:
                 raw = f.read()
             try:
-                yield path, raw.decode("utf-8")
+                text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                raise ValueError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 4]!r})") from None
+                raise ValueError(f"{path}: not UTF-8 text (byte {e.start:,}: {e.reason})") from None
+            yield path, text
 
 
 # ---- encoding, in this process or in a pool ------------------------------------
@@ -243,8 +270,14 @@ def _start_or_resume(out_dir, settings: dict, overwrite: bool) -> dict:
     """The state to continue from: a killed run's (same settings), or a fresh one written now."""
     state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
     if os.path.exists(state_path):
-        with open(state_path, encoding="utf-8") as f:
-            state = json.load(f)
+        try:
+            with open(state_path, encoding="utf-8") as f:
+                state = json.load(f)
+            if not isinstance(state, dict) or not isinstance(state.get("settings"), dict):
+                raise ValueError("not a pack state")
+        except (ValueError, RecursionError) as e:
+            raise ValueError(f"{state_path} is not a pack state file ({str(e)[:80]}); delete it, or pass "
+                             f"--overwrite to start over") from None
         changed = [k for k in settings if state["settings"].get(k) != settings[k]]
         if not changed:
             return state  # resume
@@ -289,19 +322,77 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     vocab_size = embedding_rows(tok)
     dtype = dtype_for(vocab_size)
     paths = expand_sources(sources)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueError(f"--out {out_dir} is a file; name a folder for the shards (it is created if missing)")
     settings = {
-        "sources": [[os.path.abspath(p), os.path.getsize(p)] for p in paths],
+        # size and mtime: a source edited since an interrupted run is not resumed (see the docstring)
+        "sources": [[os.path.abspath(p), os.path.getsize(p), os.stat(p).st_mtime_ns] for p in paths],
         "text_field": text_field, "tokenizer_sha256": sha256_file(tok_path),
         "eos_token_id": eos_id, "dtype": dtype, "shard_size_tokens": shard_tokens,
     }
-    os.makedirs(out_dir, exist_ok=True)
-    state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"--out {out_dir}: cannot create the folder ({e.strerror or e})") from None
+    with folder_lock(out_dir):
+        return _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
+                            shard_tokens, text_field, processes, overwrite, progress, engine, scheduler)
 
+
+class folder_lock:
+    """``with folder_lock(out_dir):`` an exclusive lock on ``out_dir/.pack.lock``, or a
+    ``ValueError`` at once when another process holds it."""
+
+    def __init__(self, out_dir):
+        self.path = os.path.join(out_dir, ".pack.lock")
+
+    def __enter__(self):
+        try:
+            self._f = open(self.path, "a+")
+        except OSError as e:
+            raise ValueError(f"{os.path.dirname(self.path)}: cannot write in the folder ({e.strerror or e})") from None
+        try:
+            fcntl.flock(self._f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._f.seek(0)
+            who = self._f.read().strip() or "?"
+            self._f.close()
+            raise ValueError(f"{os.path.dirname(self.path)}: another pack (process {who}) is writing into this "
+                             f"folder; wait for it, or pack into another folder") from None
+        self._f.seek(0)
+        self._f.truncate()
+        self._f.write(str(os.getpid()))
+        self._f.flush()
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()  # closing releases the lock
+
+
+def _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
+                 shard_tokens, text_field, processes, overwrite, progress, engine="local", scheduler=None) -> dict:
+    """``pack`` once the folder is locked."""
+    from tqdm import tqdm  # plain text: tqdm.auto needs ipywidgets in a notebook
+
+    state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
+    fresh = not os.path.exists(state_path)
     state = _start_or_resume(out_dir, settings, overwrite)
+    try:
+        return _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size,
+                          dtype, shard_tokens, text_field, processes, progress, tqdm, engine, scheduler)
+    except BaseException:
+        if fresh and not state["shards"] and os.path.exists(state_path):
+            os.unlink(state_path)  # a run that failed before its first shard leaves nothing to resume
+        raise
+
+
+def _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
+               shard_tokens, text_field, processes, progress, tqdm, engine="local", scheduler=None) -> dict:
+    state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
     shards = state["shards"]  # list of shard records, in order
     _clean_partial(out_dir, keep=len(shards))
 
-    processes = workers(processes, sum(size for _, size in settings["sources"]))
+    processes = workers(processes, sum(size for _, size, _ in settings["sources"]))
     if engine == "dask":  # encoded and written by the workers of a Dask cluster (dask_pack.py)
         with dask_client(scheduler, workers=processes) as client:
             n_docs, n_empty = write_shards_on_dask(client, paths, iter_documents, text_field, tok_path, eos_id,
@@ -309,28 +400,14 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
                                                    lambda: _write_json(state_path, state), progress)
     else:
         n_docs, n_empty = _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir,
-                                      state, state_path, processes, progress)
-
-    manifest = {
-        "format": FORMAT, "version": VERSION,
-        "vocab_size": vocab_size, "eos_token": eos, "eos_token_id": eos_id,
-        "pad_token": pad, "pad_token_id": pad_id,
-        "tokenizer": {"name": os.path.basename(tok_path), "sha256": settings["tokenizer_sha256"],
-                      "fingerprint": tokenizer_fingerprint(tok)},
-        "dtype": dtype, "byte_order": "little", "shard_size_tokens": shard_tokens,
-        "total_tokens": sum(s["n_tokens"] for s in shards), "shard_count": len(shards),
-        "documents": n_docs, "empty_documents_skipped": n_empty, "shards": shards,
-    }
-    _write_json(manifest_path, manifest)
-    os.unlink(state_path)
-    return manifest
+                                      state, state_path, processes, progress, tqdm)
+    return _finish(out_dir, tok, tok_path, settings, state, eos, pad, eos_id, pad_id, vocab_size, dtype,
+                   shard_tokens, n_docs, n_empty)
 
 
 def _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir, state, state_path,
-                processes, progress):
+                processes, progress, tqdm):
     """Encode and write the shards here (this process and its pool); return (documents, empty ones)."""
-    from tqdm import tqdm  # plain text: tqdm.auto needs ipywidgets in a notebook
-
     shards = state["shards"]  # list of shard records, in order
     for parts in glob.glob(os.path.join(out_dir, ".parts-*")):
         shutil.rmtree(parts)  # ids a killed Dask run encoded (dask_pack.py): not used here
@@ -369,6 +446,26 @@ def _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, o
     return n_docs, n_empty
 
 
+def _finish(out_dir, tok, tok_path, settings, state, eos, pad, eos_id, pad_id, vocab_size, dtype, shard_tokens,
+            n_docs, n_empty) -> dict:
+    """Write the manifest (last: a folder with one is finished) and drop the state file."""
+    state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
+    shards = state["shards"]
+    manifest = {
+        "format": FORMAT, "version": VERSION,
+        "vocab_size": vocab_size, "eos_token": eos, "eos_token_id": eos_id,
+        "pad_token": pad, "pad_token_id": pad_id,
+        "tokenizer": {"name": os.path.basename(tok_path), "sha256": settings["tokenizer_sha256"],
+                      "fingerprint": tokenizer_fingerprint(tok)},
+        "dtype": dtype, "byte_order": "little", "shard_size_tokens": shard_tokens,
+        "total_tokens": sum(s["n_tokens"] for s in shards), "shard_count": len(shards),
+        "documents": n_docs, "empty_documents_skipped": n_empty, "shards": shards,
+    }
+    _write_json(manifest_path, manifest)
+    os.unlink(state_path)
+    return manifest
+
+
 # ---- the command line ---------------------------------------------------------------
 def add_pack_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("sources", nargs="+", metavar="SOURCE",
@@ -391,9 +488,15 @@ def add_pack_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_pack(args) -> int:
-    m = pack(args.sources, args.tokenizer, args.out, shard_tokens=args.shard_tokens, eos=args.eos, pad=args.pad,
-             text_field=args.text_field, processes=args.processes, overwrite=args.overwrite, progress=not args.quiet,
-             engine=args.engine, scheduler=args.scheduler)
+    try:
+        m = pack(args.sources, args.tokenizer, args.out, shard_tokens=args.shard_tokens, eos=args.eos, pad=args.pad,
+                 text_field=args.text_field, processes=args.processes, overwrite=args.overwrite,
+                 progress=not args.quiet, engine=args.engine, scheduler=args.scheduler)
+    except OSError as e:  # a disk that fills up, a folder made read-only mid-run: a message, not a traceback
+        if isinstance(e, FileNotFoundError):
+            raise
+        print(f"bpe-lesson pack: error: {e.filename or args.out}: {e.strerror or e}", file=sys.stderr)
+        return 2
     print(f"packed {m['documents']:,} documents ({m['empty_documents_skipped']:,} empty ones skipped) into "
           f"{m['total_tokens']:,} {m['dtype']} tokens in {m['shard_count']} shard(s) in {args.out}")
     return 0

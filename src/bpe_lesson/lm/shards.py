@@ -144,7 +144,10 @@ def _manifest_problems(m) -> tuple[list[str], bool]:
             out.append(f"{MANIFEST}: shard {k}: field(s) {bad} missing or of the wrong type")
             shards_ok = usable = False
         elif s["index"] != k or s["path"] != shard_name(k):
-            out.append(f"{MANIFEST}: shard {k}: index/path are {s['index']}/{s['path']!r}, expected {k}/{shard_name(k)!r}")
+            out.append(f"{MANIFEST}: shard {k}: index/path are {s['index']}/{s['path']!r:.60}, expected "
+                       f"{k}/{shard_name(k)!r}")
+            # subtle: never open a path the manifest made up ("/dev/zero", "../x"): only shard_NNNNN.bin here
+            usable = False
     if shards_ok:
         total = sum(s["n_tokens"] for s in m["shards"])
         if total != m["total_tokens"]:
@@ -168,6 +171,8 @@ def read_manifest(path) -> tuple[dict, str]:
             m = json.load(f)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{mpath} is not valid JSON ({e})") from None
+    except RecursionError:
+        raise ValueError(f"{mpath} is not a manifest: its JSON nests too deeply") from None
     problems, _ = _manifest_problems(m)
     if problems:
         raise ValueError(f"{mpath} is malformed:\n  " + "\n  ".join(problems))
@@ -288,6 +293,8 @@ def verify(folder, tokenizer=None) -> list[str]:
             m = json.load(f)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         return [f"{MANIFEST}: not valid JSON ({e})"]
+    except RecursionError:
+        return [f"{MANIFEST}: not a manifest: its JSON nests too deeply"]
     out, usable = _manifest_problems(m)
     if not usable:
         return out

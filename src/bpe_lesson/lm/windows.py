@@ -17,6 +17,7 @@ still crosses it), or build chat examples (``chat.py``).
 
 from __future__ import annotations
 
+import operator
 import os
 
 import numpy as np
@@ -24,6 +25,55 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from .shards import check_compatible, open_shard, read_manifest
+
+
+def _positive_int(name, v):
+    """``v`` as an int (NumPy ints too) if it is a positive integer; None stays None."""
+    if v is None:
+        return None
+    try:
+        if isinstance(v, bool):
+            raise TypeError
+        v = operator.index(v)  # int, np.int64, ...; not 4.0
+    except TypeError:
+        raise ValueError(f"{name} must be a positive int, got {v!r}") from None
+    if v < 1:
+        raise ValueError(f"{name} must be a positive int, got {v!r}")
+    return v
+
+
+def as_int64_ids(source) -> torch.Tensor:
+    """Ids in memory as a 1-D int64 tensor; floats, bools and ids beyond int64 are refused, not cast.
+
+    >>> as_int64_ids(np.array([1, 2], dtype=np.uint64))
+    tensor([1, 2])
+    >>> as_int64_ids([1.7, 2.2])
+    Traceback (most recent call last):
+    ValueError: ids must be integers, got float64 values such as 1.7; nothing is rounded
+    """
+    if torch.is_tensor(source):
+        if source.is_floating_point() or source.is_complex() or source.dtype == torch.bool:
+            raise ValueError(f"ids must be integers, got a {source.dtype} tensor; nothing is rounded")
+        arr = source.detach().cpu()
+        if arr.dtype == torch.uint64 and arr.numel() and int(arr.max()) > np.iinfo(np.int64).max:
+            raise ValueError(f"id {int(arr.max())} is beyond int64, and no vocabulary is that large")
+        ids = arr.long()
+    else:
+        arr = np.asarray(source)
+        if arr.dtype == object:  # Python ints beyond 64 bits
+            raise ValueError("ids must be integers below 2**63, and no vocabulary is that large")
+        if arr.dtype.kind not in "iu":
+            if arr.size == 0:
+                arr = arr.astype(np.int64)
+            else:
+                raise ValueError(f"ids must be integers, got {arr.dtype} values such as {arr.flat[0].item()!r}; "
+                                 f"nothing is rounded")
+        if arr.dtype == np.uint64 and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+            raise ValueError(f"id {int(arr.max())} is beyond int64, and no vocabulary is that large")
+        ids = torch.from_numpy(arr.astype(np.int64))
+    if ids.ndim != 1:
+        raise ValueError(f"ids must be a 1-D sequence of integers, got shape {tuple(ids.shape)}")
+    return ids
 
 
 def window_count(n_tokens: int, context_length: int, stride: int | None = None) -> int:
@@ -54,9 +104,7 @@ class SlidingWindowDataset(Dataset):
     """
 
     def __init__(self, source, context_length: int, stride: int | None = None, tokenizer=None, config=None):
-        for name, v in (("context_length", context_length), ("stride", stride)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise ValueError(f"{name} must be a positive int, got {v!r}")
+        context_length, stride = _positive_int("context_length", context_length), _positive_int("stride", stride)
         self.context_length = context_length
         self.stride = context_length if stride is None else stride
         self.manifest = None
@@ -77,11 +125,8 @@ class SlidingWindowDataset(Dataset):
         else:
             if tokenizer is not None or config is not None:
                 raise ValueError("tokenizer/config checks need a shard folder (its manifest); ids in memory have none")
-            ids = torch.as_tensor(np.asarray(source, dtype=np.int64) if not torch.is_tensor(source) else source)
-            if ids.ndim != 1 or ids.is_floating_point():
-                raise ValueError(f"ids must be a 1-D sequence of integers, got shape {tuple(ids.shape)}, {ids.dtype}")
-            self.ids = ids.long()
-            self.n_tokens = len(ids)
+            self.ids = as_int64_ids(source)
+            self.n_tokens = len(self.ids)
 
     def __len__(self) -> int:
         return window_count(self.n_tokens, self.context_length, self.stride)

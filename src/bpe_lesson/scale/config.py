@@ -39,6 +39,7 @@ or merge (``sources.py``, ``counting.py`` and the trainers do).
 from __future__ import annotations
 
 import difflib
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -46,7 +47,7 @@ import yaml
 
 from .._backend import CORES
 from .._dask import check_address
-from ..patterns import PATTERNS, resolve_pattern
+from ..patterns import PATTERNS, check_pattern, resolve_pattern
 from .sources import list_files
 
 MB = 1 << 20
@@ -138,8 +139,8 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
                              "(bpe_lesson.load tells the formats apart by the name)")
 
     ws = raw.get("working_set_mb", DEFAULT_WORKING_SET_MB)
-    if isinstance(ws, bool) or not isinstance(ws, (int, float)) or not ws > 0:
-        raise fail("working_set_mb", f"{ws!r} should be a positive number of megabytes, e.g. 1024")
+    if isinstance(ws, bool) or not isinstance(ws, (int, float)) or not ws > 0 or not math.isfinite(ws):
+        raise fail("working_set_mb", f"{ws!r} should be a positive number of megabytes, finite, e.g. 1024")
 
     threads = raw.get("threads", -1)
     if isinstance(threads, bool) or not isinstance(threads, int) or not (threads == -1 or threads >= 1):
@@ -174,6 +175,7 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
         raise fail("pattern", f"{pattern!r} should be one of {sorted(PATTERNS)} or a regex")
     try:
         pattern = resolve_pattern(pattern)
+        check_pattern(pattern)  # it must cover the text, not drop some of it
     except ValueError as e:
         raise fail("pattern", str(e)) from None
 

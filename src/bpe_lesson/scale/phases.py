@@ -3,7 +3,16 @@
 Each phase streams its sources into the memory budget, counts the chunks (on
 worker processes when the text is large), runs the merge loop continuing from
 every earlier merge, and reports one summary line. The output is written once,
-at the end, atomically.
+at the end, atomically; whether it can be written is checked before training
+starts, and if writing still fails the tokenizer is saved in a temporary folder
+(the error says where), so an hour of training is never lost to a bad path.
+
+Ctrl-C: ``bpe-lesson train`` records the interrupt in a flag as well as raising
+``KeyboardInterrupt``, and the reading loop and the merge loop check the flag.
+subtle: a ``KeyboardInterrupt`` raised while a finalizer (``__del__``, a weakref
+callback, a generator being closed) happens to run is printed as "Exception
+ignored" and lost; the flag is not. A process started with SIGINT ignored (a
+background job of a non-interactive shell) keeps ignoring it, as it should.
 
 What this module does not do: check the config (``config.py``), or read, split,
 count or merge by itself (``sources.py``, ``counting.py`` and the trainers do).
@@ -12,7 +21,10 @@ count or merge by itself (``sources.py``, ``counting.py`` and the trainers do).
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import tempfile
+import threading
 import time
 from dataclasses import dataclass
 
@@ -82,7 +94,41 @@ def peak_rss_mb() -> float:
     return peak / MB if sys.platform == "darwin" else peak / 1024  # macOS: bytes; Linux: KB
 
 
-def count_local(cfg: Config, phase: Phase, seed: int, quiet):
+class Interrupts:
+    """Within ``with Interrupts() as sigint:``, SIGINT sets ``sigint.seen`` and raises
+    ``KeyboardInterrupt``; ``sigint.check()`` raises it again if it was swallowed.
+
+    Only in the main thread, and only when SIGINT has Python's default handler.
+    """
+
+    def __init__(self):
+        self.seen = False
+        self._old = None
+
+    def _handler(self, signum, frame):
+        self.seen = True  # first: whatever becomes of the exception, the flag stays
+        raise KeyboardInterrupt
+
+    def check(self) -> None:
+        if self.seen:
+            raise KeyboardInterrupt
+
+    def __enter__(self):
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
+def _never_interrupted():
+    pass
+
+
+def count_local(cfg: Config, phase: Phase, seed: int, quiet, check_interrupt=None):
     """Stream, sample and count one phase here: ``(counts, report fields, seconds reading)``."""
     from tqdm import tqdm  # here, not at the top: `import bpe_lesson.scale` stays light
 
@@ -102,6 +148,8 @@ def count_local(cfg: Config, phase: Phase, seed: int, quiet):
                   unit_scale=True, delay=1.0, disable=quiet) as bar:
             for path, columns in files:
                 for units, alone in stream_units(path, cut, columns):
+                    if check_interrupt is not None:
+                        check_interrupt()
                     seen = reservoir.bytes_seen
                     reservoir.offer(units, alone)
                     bar.update(reservoir.bytes_seen - seen)
@@ -128,9 +176,11 @@ def count_local(cfg: Config, phase: Phase, seed: int, quiet):
     return counts, report_args, t1 - t0
 
 
-def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, progress=True) -> PhaseReport:
+def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, progress=True,
+              check_interrupt=_never_interrupted) -> PhaseReport:
     """Stream, sample, count and train one phase, continuing from ``base_merges``.
 
+    ``check_interrupt()`` is called often while reading and merging; it raises to stop.
     ``engine: dask`` counts on a Dask cluster instead (``dask_count.py``): every
     byte, no sample; "read" is then the map on the workers, "count" the reduce.
     """
@@ -145,28 +195,38 @@ def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, p
         t2 = time.perf_counter()
         t1 = t2 - seconds_reduce
     else:
-        counts, report_args, seconds_read = count_local(cfg, phase, seed, quiet)
+        counts, report_args, seconds_read = count_local(cfg, phase, seed, quiet, check_interrupt)
         t1, t2 = t0 + seconds_read, time.perf_counter()
+    check_interrupt()
     # 3. the merge loop, with its bar: merges done of the budget, merges per second
     with tqdm(total=phase.merges, desc=f"phase {phase.name}: merges", unit="merge",
               disable=True if (quiet or phase.merges == 0) else None) as bar:
+
+        def step(n):
+            bar.update(n)
+            check_interrupt()
+
         merges = impl.train_merges(counts, phase.merges, base_merges=base_merges, verbose=cfg.verbose,
-                                   progress=bar.update)
+                                   progress=step)
     t3 = time.perf_counter()
     return PhaseReport(name=phase.name, merges_asked=phase.merges, merges=merges, unique_chunks=len(counts),
                        seconds_read=t1 - t0, seconds_count=t2 - t1, seconds_merge=t3 - t2,
                        peak_mb=peak_rss_mb(), **report_args)
 
 
-def train_from_config(config, backend=None, progress=True, log=None, write=True) -> TrainResult:
+def train_from_config(config, backend=None, progress=True, log=None, write=True,
+                      check_interrupt=_never_interrupted) -> TrainResult:
     """Train the tokenizer a config describes and write it (``.tiktoken`` + JSON sidecar).
 
     ``config``: a ``Config`` or the path of a YAML file. ``log``: where the summary
     lines go (default: stderr); ``progress=False`` hides the bars; ``write=False``
     skips writing the output. The file is written only at the end, atomically, so
-    an interrupted run leaves no partial output.
+    an interrupted run leaves no partial output; with ``write`` the output path is
+    checked before training (``check_output``).
     """
     cfg = config if isinstance(config, Config) else load_config(config)
+    if write:
+        check_output(cfg.output)
     if log is None:
         def log(line):
             print(line, file=sys.stderr, flush=True)
@@ -175,7 +235,8 @@ def train_from_config(config, backend=None, progress=True, log=None, write=True)
     reports = []
     for k, phase in enumerate(cfg.phases):
         # subtle: each phase continues from *all* earlier merges; it learns only from its own sources
-        report = run_phase(cfg, phase, list(merges), seed=cfg.seed + k, backend=backend, progress=progress)
+        report = run_phase(cfg, phase, list(merges), seed=cfg.seed + k, backend=backend, progress=progress,
+                           check_interrupt=check_interrupt)
         merges += report.merges
         reports.append(report)
         log(report.line())
@@ -188,10 +249,48 @@ def train_from_config(config, backend=None, progress=True, log=None, write=True)
     return TrainResult(tokenizer=tok, phases=reports, hardcoded=n_hardcoded)
 
 
-def write_output(cfg: Config, tok: Tokenizer) -> None:
-    """The .tiktoken file and its JSON sidecar, each written atomically (``_files.atomic_write``)."""
-    os.makedirs(os.path.dirname(cfg.output), exist_ok=True)
-    tok.save_tiktoken(cfg.output)
+def check_output(output) -> None:
+    """Refuse, before any training, an output path that cannot be written: a folder, a path
+    under a file, a folder this process may not write in. Creates the output's folder.
+    """
+    sidecar = output + ".json"
+    for p in (output, sidecar):
+        if os.path.isdir(p):
+            raise ValueError(f"output: {p} is a folder; name the .tiktoken file to write, "
+                             f"e.g. {os.path.join(p, 'tokenizer.tiktoken')}")
+    folder = os.path.dirname(output)
+    up = folder
+    while up and not os.path.exists(up):
+        up = os.path.dirname(up)
+    if up and not os.path.isdir(up):
+        raise ValueError(f"output: {output} would be inside {up}, which is a file, not a folder")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        # a real write, not os.access: it also catches read-only mounts and full disks' quotas
+        fd, probe = tempfile.mkstemp(prefix=".bpe-lesson-write-check.", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise ValueError(f"output: cannot write in {folder}: {e.strerror}; choose another output "
+                         f"(checked before training, so nothing was lost)") from None
+
+
+def write_output(cfg: Config, tok: Tokenizer) -> str:
+    """The .tiktoken file and its JSON sidecar, each written atomically (``_files.atomic_write``).
+
+    If that fails (the folder turned read-only, the disk filled up during training),
+    the tokenizer goes to a new temporary folder instead and the ``OSError`` raised
+    says where. Returns the path written.
+    """
+    try:
+        os.makedirs(os.path.dirname(cfg.output), exist_ok=True)
+        tok.save_tiktoken(cfg.output)
+        return cfg.output
+    except OSError as e:
+        rescue = os.path.join(tempfile.mkdtemp(prefix="bpe-lesson-rescued-"), os.path.basename(cfg.output))
+        tok.save_tiktoken(rescue)
+        raise OSError(e.errno, f"could not write {cfg.output} ({e.strerror or e}); the trained tokenizer "
+                               f"is saved in {rescue} (+ .json sidecar) instead") from None
 
 
 def describe(result: TrainResult) -> str:
@@ -217,12 +316,22 @@ def add_train_arguments(parser) -> None:
 
 def run_train(args) -> int:
     cfg = load_config(args.config)
+    check_output(cfg.output)  # before training: a bad path fails now, not after an hour
+    with Interrupts() as sigint:
+        try:
+            if not args.quiet:
+                print(f"bpe-lesson train: training {len(cfg.phases)} phase(s) into {os.path.relpath(cfg.output)} "
+                      f"(Ctrl-C stops without writing)", file=sys.stderr, flush=True)
+            result = train_from_config(cfg, progress=not args.quiet, write=False, check_interrupt=sigint.check,
+                                       log=(lambda line: None) if args.quiet else None)
+            sigint.check()  # an interrupt swallowed on the way (see the module's docstring) still counts
+        except KeyboardInterrupt:
+            print(f"bpe-lesson train: interrupted; {os.path.relpath(cfg.output)} was not written", file=sys.stderr)
+            return 130
     try:
-        result = train_from_config(cfg, progress=not args.quiet, write=False,
-                                   log=(lambda line: None) if args.quiet else None)
-    except KeyboardInterrupt:
-        print(f"bpe-lesson train: interrupted; {os.path.relpath(cfg.output)} was not written", file=sys.stderr)
-        return 130
-    write_output(cfg, result.tokenizer)
+        write_output(cfg, result.tokenizer)
+    except OSError as e:
+        print(f"bpe-lesson train: error: {e.strerror}", file=sys.stderr)
+        return 1
     print(f"wrote {os.path.relpath(cfg.output)} (+ .json sidecar): {describe(result)}")
     return 0

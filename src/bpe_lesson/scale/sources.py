@@ -23,12 +23,18 @@ safe cuts ("end of text" changes how trailing whitespace is chunked), so a unit
 that touches either is marked *alone* and is split on its own; every other unit
 may be glued to any other, which lets a worker count each distinct unit once.
 
+Invalid UTF-8 is refused, naming the file and the byte offset, as ``bpe-lesson
+pack`` refuses it (``lm/pack.py``): one policy for both commands. Decoding with
+replacement would teach the tokenizer a U+FFFD token for bytes that are not text,
+and a file with one bad byte is usually a file in another encoding.
+
 What this module does not do: choose what to keep (``reservoir.py``), count
 chunks (``counting.py``), or read the YAML (``config.py``).
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 
@@ -104,9 +110,19 @@ def text_units(path, cut: re.Pattern):
     [([b'a\\n', b'b\\n'], bytearray(b'\\x01\\x00')), ([b'c'], bytearray(b'\\x01'))]
     """
     carry, carry_alone = b"", 1  # the carry starts at the file's start
+    check = codecs.getincrementaldecoder("utf-8")()  # the UTF-8 check, across block edges
+    offset = 0  # of this block in the file
     with open(path, "rb") as f:
         while True:
             block = f.read(BLOCK_BYTES)
+            pending = len(check.getstate()[0])  # bytes of a character cut by the last block's end
+            try:
+                check.decode(block, final=not block)
+            except UnicodeDecodeError as e:
+                at = offset - pending + e.start
+                raise ValueError(f"{path}: not UTF-8 text (byte {at:,}: {e.reason}); "
+                                 f"convert it to UTF-8 first (e.g. iconv -f latin1 -t utf-8)") from None
+            offset += len(block)
             if not block:
                 break
             parts = cut_units(carry + block, cut)

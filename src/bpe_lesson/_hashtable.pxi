@@ -1,0 +1,171 @@
+# The hash table of the compiled encoder: bytes -> (v0, v1), open addressing,
+# keys copied into an arena. Included by _encoder.pyx (``include "_hashtable.pxi"``).
+#
+# The vocabulary (token bytes -> rank) and the chunk cache (chunk bytes -> ids)
+# are two tables of this kind; one hash per chunk serves both lookups.
+# What this file does not do: delete keys (a table only grows, or is cleared).
+
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, realloc
+from libc.string cimport memcmp, memcpy, memset
+
+cdef extern from *:
+    """
+    #define BPE_NO_RANK 0xFFFFFFFFu
+    """
+    uint32_t NO_RANK "BPE_NO_RANK"   # "no such token"; every real rank is below it
+
+cdef struct Slot:
+    uint32_t tag     # high 32 bits of the key's hash
+    uint32_t klen    # key length in bytes; 0 marks an empty slot
+    uint64_t head    # the key's first 8 bytes (zero-padded): most keys compare without the arena
+    uint32_t koff    # the key is arena[koff : koff + klen]
+    uint32_t v0      # rank table: the rank;  cache: offset of the ids in `ids`
+    uint32_t v1      # rank table: unused;    cache: number of ids
+
+cdef struct Table:
+    Slot* slots
+    size_t mask        # capacity - 1; the capacity is a power of two
+    size_t used
+    uint8_t* arena     # every key's bytes, back to back
+    size_t arena_n, arena_cap
+    uint32_t* ids      # the cache's values, back to back
+    size_t ids_n, ids_cap
+
+cdef struct Key:
+    const uint8_t* p
+    size_t n
+    uint64_t h       # hash_bytes(p, n)
+    uint64_t head    # load_head(p, n)
+
+cdef inline uint64_t load_head(const uint8_t* p, size_t n) noexcept nogil:
+    """The first min(n, 8) bytes of p as one zero-padded word (never reads past p + n)."""
+    cdef uint64_t w = 0
+    cdef size_t k
+    if n >= 8:
+        memcpy(&w, p, 8)
+        return w
+    for k in range(n):
+        w |= (<uint64_t>p[k]) << (8 * k)
+    return w
+
+
+cdef inline uint64_t hash_bytes(const uint8_t* p, size_t n, uint64_t head) noexcept nogil:
+    """A fast multiply-xorshift hash, 8 bytes a round (most keys are one round)."""
+    cdef uint64_t h = (n * <uint64_t>0x9E3779B97F4A7C15ULL ^ head) * <uint64_t>0xFF51AFD7ED558CCDULL
+    cdef size_t i = 8
+    while i < n:
+        h ^= h >> 32
+        h = (h ^ load_head(p + i, n - i)) * <uint64_t>0xFF51AFD7ED558CCDULL
+        i += 8
+    h ^= h >> 33
+    h *= <uint64_t>0xC4CEB9FE1A85EC53ULL
+    h ^= h >> 33
+    return h
+
+
+cdef inline Key make_key(const uint8_t* p, size_t n) noexcept nogil:
+    cdef Key k
+    k.p = p
+    k.n = n
+    k.head = load_head(p, n)
+    k.h = hash_bytes(p, n, k.head)
+    return k
+
+
+cdef int table_init(Table* t, size_t cap) noexcept nogil:
+    t.slots = <Slot*>calloc(cap, sizeof(Slot))
+    t.mask = cap - 1
+    t.used = 0
+    t.arena_n = t.ids_n = 0
+    return -1 if t.slots == NULL else 0
+
+
+cdef void table_free(Table* t) noexcept nogil:
+    free(t.slots)
+    free(t.arena)
+    free(t.ids)
+    memset(t, 0, sizeof(Table))
+
+
+cdef void table_clear(Table* t) noexcept nogil:
+    memset(t.slots, 0, (t.mask + 1) * sizeof(Slot))
+    t.used = t.arena_n = t.ids_n = 0
+
+
+cdef inline Slot* table_find(const Table* t, const Key* k) noexcept nogil:
+    """The slot holding the key, or NULL. Linear probing from the hash's low bits."""
+    cdef size_t i = k.h & t.mask
+    cdef uint32_t tag = <uint32_t>(k.h >> 32)
+    cdef Slot* s
+    while True:
+        s = &t.slots[i]
+        if s.klen == 0:
+            return NULL
+        if (s.tag == tag and s.klen == k.n and s.head == k.head
+                and (k.n <= 8 or memcmp(t.arena + s.koff + 8, k.p + 8, k.n - 8) == 0)):
+            return s
+        i = (i + 1) & t.mask
+
+
+cdef inline uint32_t rank_of(const Table* t, const uint8_t* p, size_t n) noexcept nogil:
+    cdef Key k = make_key(p, n)
+    cdef Slot* s = table_find(t, &k)
+    return NO_RANK if s == NULL else s.v0
+
+
+cdef int grow(void** buf, size_t* cap, size_t need, size_t item) noexcept nogil:
+    """Make room for ``need`` items in a realloc'd buffer (doubling)."""
+    cdef size_t c = cap[0]
+    cdef void* q
+    if need <= c:
+        return 0
+    if c < 64:
+        c = 64
+    while c < need:
+        c *= 2
+    q = realloc(buf[0], c * item)
+    if q == NULL:
+        return -1
+    buf[0] = q
+    cap[0] = c
+    return 0
+
+
+cdef int table_insert(Table* t, const Key* k, uint32_t v0, uint32_t v1) noexcept nogil:
+    """Add a key that is not in the table yet; doubles the slots past half full."""
+    cdef size_t i, j, cap
+    cdef Slot* old
+    if 2 * (t.used + 1) > t.mask + 1:
+        old = t.slots
+        cap = 2 * (t.mask + 1)
+        t.slots = <Slot*>calloc(cap, sizeof(Slot))
+        if t.slots == NULL:
+            t.slots = old
+            return -1
+        for i in range(t.mask + 1):
+            if old[i].klen:
+                # the slot index comes from the low bits of the hash: recompute it
+                j = hash_bytes(t.arena + old[i].koff, old[i].klen, old[i].head) & (cap - 1)
+                while t.slots[j].klen:
+                    j = (j + 1) & (cap - 1)
+                t.slots[j] = old[i]
+        t.mask = cap - 1
+        free(old)
+    if grow(<void**>&t.arena, &t.arena_cap, t.arena_n + k.n, 1) < 0:
+        return -1
+    memcpy(t.arena + t.arena_n, k.p, k.n)
+    cdef Slot new
+    new.tag = <uint32_t>(k.h >> 32)
+    new.klen = k.n
+    new.head = k.head
+    new.koff = t.arena_n
+    new.v0 = v0
+    new.v1 = v1
+    t.arena_n += k.n
+    t.used += 1
+    i = k.h & t.mask
+    while t.slots[i].klen:
+        i = (i + 1) & t.mask
+    t.slots[i] = new
+    return 0

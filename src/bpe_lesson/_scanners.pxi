@@ -1,0 +1,395 @@
+# The scanners: the regex of each named pattern (gpt2, gpt4, o200k), by hand.
+# Included by both compiled extensions: _encoder.pyx (encoding) and
+# _incremental.pyx (the trainer's chunk counter), ``include "_scanners.pxi"``.
+#
+# Each scanner is its regex transcribed alternative by alternative (the comments
+# quote the piece of regex each branch implements), over a table of character
+# classes computed from the ``regex`` module itself. That table is built in ONE
+# place, ``_char_classes.py`` (``class_tables``); here it is only read, through
+# the pointers below, which ``_build_tables`` fills once per extension (the bytes
+# themselves are built once per process and shared). tests/test_scanner.py checks
+# the chunks against ``regex.findall`` on random and real text.
+#
+# What this file does not do: count or encode chunks (the including module does),
+# or handle any other regex (the ``regex`` module splits those).
+
+from libc.stdint cimport uint8_t, uint32_t
+from libc.string cimport memcpy
+from cpython.bytes cimport PyBytes_AS_STRING
+
+import threading
+
+from . import _char_classes
+from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
+
+# how the text is cut into chunks
+cdef enum:
+    KIND_NONE = 0     # pattern=None: the whole text is one chunk
+    KIND_REGEX = 1    # any other regex: the ``regex`` module splits
+    KIND_GPT2 = 2
+    KIND_GPT4 = 3
+    KIND_O200K = 4
+
+
+cdef int _kind(pattern):
+    """The scanner for a (resolved) pattern."""
+    if pattern is None:
+        return KIND_NONE
+    if pattern == GPT2_PATTERN:
+        return KIND_GPT2
+    if pattern == GPT4_PATTERN:
+        return KIND_GPT4
+    if pattern == O200K_PATTERN:
+        return KIND_O200K
+    return KIND_REGEX
+
+
+# ---- the character-class table (built in _char_classes.py) ---------------------
+
+# the class bits, as _char_classes defines them (``_fill_tables`` checks they match)
+cdef enum:
+    F_L = 1     # \p{L}
+    F_N = 2     # \p{N}
+    F_S = 4     # \s
+    F_U = 8     # [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]   (o200k: "upper-case-like")
+    F_W = 16    # [\p{Ll}\p{Lm}\p{Lo}\p{M}]         (o200k: "lower-case-like")
+    F_P = 32    # [^\s\p{L}\p{N}]                   (punctuation, symbols, marks, ...)
+
+_tables_lock = threading.Lock()
+cdef const uint8_t* CLS = NULL    # code point -> F_* bits, for all 0x110000 code points
+cdef object _cls_bytes = None     # the bytes CLS points into (kept alive here)
+cdef uint8_t CI_ASCII[128]        # ASCII code point -> the contraction letter it equals under (?i), or 0
+cdef uint32_t CI_EXTRA_CP[16]     # non-ASCII code points that equal one of them under (?i) (e.g. U+017F)
+cdef uint8_t CI_EXTRA_CH[16]
+cdef int N_CI_EXTRA = 0
+
+
+def _build_tables():
+    """Point ``CLS`` and the (?i) letter tables at ``_char_classes.class_tables()``."""
+    if CLS != NULL:
+        return
+    with _tables_lock:
+        # subtle: two threads may start at once (chunks.count_chunk_bytes starts one
+        # counter per core); without the lock the second rewrites CI_ASCII while the
+        # first is already scanning with it
+        if CLS == NULL:
+            _fill_tables()
+
+
+cdef _fill_tables():
+    global CLS, _cls_bytes, N_CI_EXTRA
+    bits = {F_L: "F_L", F_N: "F_N", F_S: "F_S", F_U: "F_U", F_W: "F_W", F_P: "F_P"}
+    for value, name in bits.items():
+        if getattr(_char_classes, name) != value:
+            raise RuntimeError(f"_char_classes.{name} is {getattr(_char_classes, name)}, "
+                               f"_scanners.pxi reads it as {value}: make them equal and rebuild")
+    classes, ci_ascii, ci_extra = _char_classes.class_tables()
+    if len(classes) != 0x110000 or len(ci_ascii) != 128 or len(ci_extra) > 16:
+        raise RuntimeError("_char_classes.class_tables() returned tables of the wrong size")
+    memcpy(CI_ASCII, PyBytes_AS_STRING(ci_ascii), 128)
+    for k, (c, letter) in enumerate(ci_extra):
+        CI_EXTRA_CP[k] = c
+        CI_EXTRA_CH[k] = letter
+    N_CI_EXTRA = len(ci_extra)
+    _cls_bytes = classes
+    CLS = <const uint8_t*>PyBytes_AS_STRING(classes)  # last: a thread that sees CLS set finds every table complete
+
+
+def _class_of(str ch):
+    """The F_* bits of one character, as the scanners read them (for tests)."""
+    _build_tables()
+    return CLS[ord(ch)]
+
+
+# ---- the scanners ----------------------------------------------------------------
+#
+# ``next_end(kind, s, i, n)`` is where the chunk that starts at byte i ends: what
+# the regex's next match would be. ``s`` is UTF-8; a code point below 0x80 is its
+# own byte (the fast path), any other is decoded and looked up in CLS.
+#
+# How the regex engine reads an alternation, which every branch below follows:
+# it tries the alternatives in order at position i and takes the first that
+# matches; inside one, a greedy quantifier first takes all it can and gives back
+# one character at a time until the rest matches; a possessive one (``++``,
+# ``?+``) never gives back. Every character is L, N, whitespace or P, and each
+# pattern's last alternatives match any whitespace, so some alternative always
+# matches and the chunks cover the text.
+
+cdef inline uint32_t dec(const uint8_t* s, Py_ssize_t i, int* ln) noexcept nogil:
+    """The code point at byte i and its length in bytes (the UTF-8 is valid)."""
+    cdef uint32_t b = s[i]
+    if b < 0x80:
+        ln[0] = 1
+        return b
+    if b < 0xE0:
+        ln[0] = 2
+        return ((b & 0x1F) << 6) | (s[i + 1] & 0x3F)
+    if b < 0xF0:
+        ln[0] = 3
+        return ((b & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F)
+    ln[0] = 4
+    return ((b & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | ((s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F)
+
+
+cdef inline uint8_t cls_at(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, int* ln) noexcept nogil:
+    """The class bits of the code point at byte i (0 past the end)."""
+    if i >= n:
+        ln[0] = 0
+        return 0
+    if s[i] < 0x80:
+        ln[0] = 1
+        return CLS[s[i]]
+    return CLS[dec(s, i, ln)]
+
+
+cdef inline uint8_t ci(uint32_t c) noexcept nogil:
+    """The contraction letter ("'", 's', 'd', ...) that c equals under (?i), or 0."""
+    cdef int k
+    if c < 128:
+        return CI_ASCII[c]
+    for k in range(N_CI_EXTRA):
+        if CI_EXTRA_CP[k] == c:
+            return CI_EXTRA_CH[k]
+    return 0
+
+
+cdef inline uint8_t ci_at(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, int* ln) noexcept nogil:
+    if i >= n:
+        ln[0] = 0
+        return 0
+    return ci(dec(s, i, ln))
+
+
+cdef inline Py_ssize_t run(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, uint8_t bit) noexcept nogil:
+    """The end of the run of code points with class ``bit`` starting at byte i (greedy)."""
+    cdef int ln
+    while i < n:
+        if s[i] < 0x80:
+            if not (CLS[s[i]] & bit):
+                return i
+            i += 1
+        else:
+            if not (CLS[dec(s, i, &ln)] & bit):
+                return i
+            i += ln
+    return i
+
+
+cdef inline Py_ssize_t run_n3(const uint8_t* s, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    """\\p{N}{1,3}: s[i] is a digit; take up to two more."""
+    cdef int ln, k
+    dec(s, i, &ln)
+    i += ln
+    for k in range(2):
+        if not (cls_at(s, i, n, &ln) & F_N):
+            break
+        i += ln
+    return i
+
+
+cdef inline Py_ssize_t run_bytes(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, bint slash) noexcept nogil:
+    """[\\r\\n]* (slash=False) or [\\r\\n/]* (slash=True), greedy."""
+    while i < n and (s[i] == 13 or s[i] == 10 or (slash and s[i] == 47)):
+        i += 1
+    return i
+
+
+cdef inline Py_ssize_t ws_run(const uint8_t* s, Py_ssize_t i, Py_ssize_t n,
+                              Py_ssize_t* nl_end, Py_ssize_t* last) noexcept nogil:
+    """The end of the whitespace run at byte i; also where its last \\r or \\n ends
+    (-1 if none) and where its last character starts."""
+    cdef int ln
+    nl_end[0] = -1
+    last[0] = i
+    while i < n:
+        if s[i] < 0x80:
+            if not (CLS[s[i]] & F_S):
+                break
+            if s[i] == 13 or s[i] == 10:
+                nl_end[0] = i + 1
+            last[0] = i
+            i += 1
+        else:
+            if not (CLS[dec(s, i, &ln)] & F_S):
+                break
+            last[0] = i
+            i += ln
+    return i
+
+
+cdef Py_ssize_t next_gpt2(const uint8_t* s, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    # '(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s
+    cdef int ln, ln2
+    cdef uint32_t c = dec(s, i, &ln)
+    cdef uint8_t f = CLS[c], f2
+    cdef Py_ssize_t j = i + ln, k, nl_end, last
+    # '(?:[sdmt]|ll|ve|re)          (case-sensitive, ASCII)
+    if c == 39 and j < n:
+        if s[j] == 115 or s[j] == 100 or s[j] == 109 or s[j] == 116:
+            return j + 1
+        if j + 1 < n and ((s[j] == 108 and s[j + 1] == 108) or (s[j] == 118 and s[j + 1] == 101)
+                          or (s[j] == 114 and s[j + 1] == 101)):
+            return j + 2
+    # ' ?\p{L}++', ' ?\p{N}++', ' ?[^\s\p{L}\p{N}]++' with the space
+    if c == 32 and j < n:
+        f2 = cls_at(s, j, n, &ln2)
+        if f2 & F_L:
+            return run(s, j + ln2, n, F_L)
+        if f2 & F_N:
+            return run(s, j + ln2, n, F_N)
+        if f2 & F_P:
+            return run(s, j + ln2, n, F_P)
+    # ... and without it
+    if f & F_L:
+        return run(s, j, n, F_L)
+    if f & F_N:
+        return run(s, j, n, F_N)
+    if f & F_P:
+        return run(s, j, n, F_P)
+    # whitespace
+    k = ws_run(s, i, n, &nl_end, &last)
+    if k == n:          # \s++$
+        return n
+    if last > i:        # \s+(?!\S): all but the last space, which goes with the next word
+        return last
+    return j            # \s
+
+
+cdef Py_ssize_t next_gpt4(const uint8_t* s, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    # '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
+    # |\s++$|\s*[\r\n]|\s+(?!\S)|\s
+    cdef int ln, ln2, ln3
+    cdef uint32_t c = dec(s, i, &ln)
+    cdef uint8_t f = CLS[c], c2, c3
+    cdef Py_ssize_t j = i + ln, k, nl_end, last
+    # '(?i:[sdmt]|ll|ve|re)
+    if c == 39 and j < n:
+        c2 = ci_at(s, j, n, &ln2)
+        if c2 == 115 or c2 == 100 or c2 == 109 or c2 == 116:
+            return j + ln2
+        if c2 == 108 or c2 == 118 or c2 == 114:
+            c3 = ci_at(s, j + ln2, n, &ln3)
+            if (c2 == 108 and c3 == 108) or (c2 != 108 and c3 == 101):
+                return j + ln2 + ln3
+    # [^\r\n\p{L}\p{N}]?+\p{L}++    (the optional character is not \r, \n, L or N)
+    if f & F_L:
+        return run(s, j, n, F_L)
+    if not (f & F_N) and c != 13 and c != 10 and (cls_at(s, j, n, &ln2) & F_L):
+        return run(s, j + ln2, n, F_L)
+    # \p{N}{1,3}+
+    if f & F_N:
+        return run_n3(s, i, n)
+    # ' ?[^\s\p{L}\p{N}]++[\r\n]*+'
+    if c == 32 and (cls_at(s, j, n, &ln2) & F_P):
+        return run_bytes(s, run(s, j + ln2, n, F_P), n, False)
+    if f & F_P:
+        return run_bytes(s, run(s, j, n, F_P), n, False)
+    # whitespace
+    k = ws_run(s, i, n, &nl_end, &last)
+    if k == n:          # \s++$
+        return n
+    if nl_end >= 0:     # \s*[\r\n]: greedy \s* gives back until a \r or \n can follow
+        return nl_end
+    if last > i:        # \s+(?!\S)
+        return last
+    return j            # \s
+
+
+cdef inline Py_ssize_t o200k_contraction(const uint8_t* s, Py_ssize_t p, Py_ssize_t n) noexcept nogil:
+    """(?i:'s|'t|'re|'ve|'m|'ll|'d)? at byte p: where it ends (p when absent)."""
+    cdef int ln, ln2, ln3
+    cdef uint8_t c2, c3
+    if ci_at(s, p, n, &ln) != 39:
+        return p
+    c2 = ci_at(s, p + ln, n, &ln2)
+    if c2 == 115 or c2 == 116 or c2 == 109 or c2 == 100:
+        return p + ln + ln2
+    if c2 == 114 or c2 == 118 or c2 == 108:
+        c3 = ci_at(s, p + ln + ln2, n, &ln3)
+        if (c2 == 108 and c3 == 108) or (c2 != 108 and c3 == 101):
+            return p + ln + ln2 + ln3
+    return p
+
+
+cdef inline Py_ssize_t o200k_lower(const uint8_t* s, Py_ssize_t b, Py_ssize_t n) noexcept nogil:
+    """[U]*[W]+(contraction)? at byte b: its end, or -1.
+
+    Greedy [U]* runs to the first non-U at u. If that character is W, [W]+ takes
+    the W-run from there. If not, [U]* gives back characters until [W]+ can start:
+    at the last W inside the U-run, and [W]+ is that one character.
+    """
+    cdef int ln
+    cdef uint8_t f
+    cdef Py_ssize_t u = b, w_end = -1
+    while u < n:
+        f = cls_at(s, u, n, &ln)
+        if not (f & F_U):
+            break
+        u += ln
+        if f & F_W:
+            w_end = u
+    if cls_at(s, u, n, &ln) & F_W:
+        return o200k_contraction(s, run(s, u, n, F_W), n)
+    if w_end < 0:
+        return -1
+    return o200k_contraction(s, w_end, n)
+
+
+cdef inline Py_ssize_t o200k_upper(const uint8_t* s, Py_ssize_t b, Py_ssize_t n) noexcept nogil:
+    """[U]+[W]*(contraction)? at byte b: its end, or -1."""
+    cdef Py_ssize_t u = run(s, b, n, F_U)
+    if u == b:
+        return -1
+    return o200k_contraction(s, run(s, u, n, F_W), n)
+
+
+cdef Py_ssize_t next_o200k(const uint8_t* s, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    # [^\r\n\p{L}\p{N}]?[U]*[W]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+    # |[^\r\n\p{L}\p{N}]?[U]+[W]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+    # |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+    # with U = [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] and W = [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+    cdef int ln, ln2
+    cdef uint32_t c = dec(s, i, &ln)
+    cdef uint8_t f = CLS[c]
+    cdef Py_ssize_t j = i + ln, e, k, nl_end, last
+    # may c be the optional [^\r\n\p{L}\p{N}]? It is greedy: first with it, then without
+    cdef bint prefix = not (f & (F_L | F_N)) and c != 13 and c != 10 and j < n
+    if prefix:
+        e = o200k_lower(s, j, n)
+        if e >= 0:
+            return e
+    e = o200k_lower(s, i, n)
+    if e >= 0:
+        return e
+    if prefix:
+        e = o200k_upper(s, j, n)
+        if e >= 0:
+            return e
+    e = o200k_upper(s, i, n)
+    if e >= 0:
+        return e
+    # \p{N}{1,3}
+    if f & F_N:
+        return run_n3(s, i, n)
+    # ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
+    if c == 32 and (cls_at(s, j, n, &ln2) & F_P):
+        return run_bytes(s, run(s, j + ln2, n, F_P), n, True)
+    if f & F_P:
+        return run_bytes(s, run(s, j, n, F_P), n, True)
+    # whitespace
+    k = ws_run(s, i, n, &nl_end, &last)
+    if nl_end >= 0:     # \s*[\r\n]+: up to the run's last \r or \n
+        return nl_end
+    if k == n:          # \s+(?!\S) at the end of the text
+        return n
+    if last > i:        # \s+(?!\S)
+        return last
+    return k            # \s+ (one character here)
+
+
+cdef inline Py_ssize_t next_end(int kind, const uint8_t* s, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    if kind == KIND_GPT4:
+        return next_gpt4(s, i, n)
+    if kind == KIND_O200K:
+        return next_o200k(s, i, n)
+    return next_gpt2(s, i, n)
