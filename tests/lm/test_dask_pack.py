@@ -1,4 +1,5 @@
-"""Packing on a Dask cluster (lm/dask_pack.py): the local pack's bytes, and resuming a killed run.
+"""Packing on a Dask cluster (lm/dask_pack.py): the local pack's bytes, a worker killed mid-write,
+and resuming a killed run.
 
 The reference is ``pack(engine="local")``, whose shards ``test_pack.py`` checks
 against the tokenizer; here the Dask engine must give the same files, byte for
@@ -12,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from functools import partial
 
 import pydoc_data.topics
 import pytest
@@ -20,6 +22,7 @@ import bpe_lesson
 from bpe_lesson._dask import dask_client, leftovers
 from bpe_lesson.cli import main as cli_main
 from bpe_lesson.lm import dask_pack
+from bpe_lesson.lm.dask_pack import write_shard
 from bpe_lesson.lm.pack import pack
 from bpe_lesson.lm.shards import verify
 
@@ -108,6 +111,27 @@ def test_an_unreachable_scheduler_is_named(tmp_path, sources, tok_path, capsys):
     assert "error: no Dask scheduler answered at tcp://127.0.0.1:9 within 5 s" in capsys.readouterr().err
 
 
+def _die_in_write(index, pieces, dtype, n_eos, out_dir, marker):
+    """write_shard, except that the first worker to write shard 2 dies halfway, its file half written."""
+    if index == 2 and not os.path.exists(marker):
+        with open(os.path.join(out_dir, f".shard_00002.bin.{os.getpid()}.tmp"), "wb") as f:
+            f.write(b"half a shard")
+        open(marker, "w").close()
+        os._exit(1)
+    return write_shard(index, pieces, dtype, n_eos, out_dir)
+
+
+def test_a_worker_killed_mid_write_changes_nothing(tmp_path, sources, tok_path, local_pack, monkeypatch):
+    marker = str(tmp_path / "died")
+    monkeypatch.setattr(dask_pack, "write_shard", partial(_die_in_write, marker=marker))
+    out = str(tmp_path / "out")
+    with dask_client(workers=2) as client:  # its own cluster: the nanny replaces the dead worker
+        pack(sources, tok_path, out, shard_tokens=40_000, progress=False, engine="dask",
+             scheduler=client.scheduler.address)
+    assert os.path.exists(marker), "no worker died"
+    assert folder_bytes(out) == folder_bytes(local_pack)  # shard 2 written again; the half file removed
+
+
 # A pack whose client (and, with it, its LocalCluster) is killed as soon as the state
 # file records its second shard: synchronised on that write, not on a clock.
 KILL_AFTER_TWO_SHARDS = """
@@ -115,6 +139,7 @@ import os, signal, sys
 import bpe_lesson.lm.pack as pack
 from bpe_lesson.cli import main
 from bpe_lesson.lm import dask_pack
+from bpe_lesson.lm.dask_pack import write_shard
 dask_pack.GROUP_BYTES = 100_000
 write = pack._write_json
 def write_then_die(path, obj):

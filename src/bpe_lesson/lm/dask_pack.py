@@ -20,7 +20,8 @@ client (``pack.pack``) decides in between and writes the manifest last:
 Why a killed worker changes nothing: every task is pure (its output is a
 function of its inputs: files in, a file and a value out, written under a
 temporary name and renamed), so the scheduler may run it again on another worker;
-the client alone records results, each once, as it receives them.
+the client alone records results, each once, as it receives them, and removes the
+temporary files a dead attempt left once every shard is written.
 
 On a real cluster ``out_dir``, the sources and the tokenizer file must be shared
 storage (NFS, a parallel file system, a FUSE mount of a bucket) at the same path
@@ -207,6 +208,9 @@ def write_shards_on_dask(client, paths, read, text_field, tok_path, eos_id, dtyp
                              empty_documents=int(np.count_nonzero(lengths[:last] == 0)))
                 save_state()
                 prefix += 1
+    # every shard is written: a temporary file still here is a dead attempt's
+    for tmp in glob.glob(os.path.join(out_dir, ".shard_*.tmp")):
+        os.unlink(tmp)
     shutil.rmtree(parts_dir)
     n_docs = int(np.count_nonzero(lengths))
     return n_docs, len(lengths) - n_docs
