@@ -6,8 +6,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 MATHJAX := _mathjax/mathjax
+CHROMEDRIVER := /usr/bin/chromedriver
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup test test-unit book lab student execute clean
+.PHONY: setup test test-unit test-browser book lab student execute clean
 
 setup: $(STAMP)
 
@@ -26,11 +28,23 @@ $(MATHJAX)/MathJax.js: $(STAMP)
 	cp -r "$$($(PY) -c 'import jupyter_server_mathjax, os; print(os.path.join(os.path.dirname(jupyter_server_mathjax.__file__), "static"))')" $(MATHJAX)
 
 # unit tests (Cython backend, both backends parametrized), the whole suite again with
-# the pure-Python backend forced, then every chapter with nbval
+# the pure-Python backend forced, every chapter with nbval, then the built book in a browser
 test: setup
 	$(PY) -m pytest -q tests
 	BPE_LESSON_PUREPYTHON=1 $(PY) -m pytest -q tests -m "not slow"
 	$(PY) -m pytest -q --nbval book/
+	$(MAKE) book
+	$(MAKE) test-browser
+
+# every page of _build/html in headless Chromium (run `make book` first; `make test` does);
+# one screenshot per page in _build/screenshots/
+test-browser: setup $(CHROMEDRIVER)
+	$(PY) -m pytest -q tests/browser/check_pages.py
+
+# Debian's chromium and its driver, when missing
+$(CHROMEDRIVER):
+	$(SUDO) apt-get update
+	$(SUDO) apt-get install -y chromium chromium-driver
 
 test-unit: setup
 	$(PY) -m pytest -q tests

@@ -13,12 +13,18 @@ from bpe_lesson.trainer import get_trainer
 @pytest.mark.skipif(os.environ.get("BPE_LESSON_PUREPYTHON", "") not in ("", "0"),
                     reason="this run forces the pure-Python backend on purpose")
 def test_cython_backend_is_built_and_active():
-    # fails when `pip install -e .` did not compile the extension
-    from bpe_lesson import _incremental
+    # fails when `pip install -e .` did not compile the extensions
+    from bpe_lesson import _backend, _encoder, _incremental, chunks
+    from bpe_lesson.patterns import GPT4_PATTERN
 
     assert bpe_lesson.BACKEND == "cython"
     assert get_trainer("incremental").__name__ == "bpe_lesson._incremental"
-    assert _incremental.__file__.endswith((".so", ".pyd"))
+    for module in (_incremental, _encoder):
+        assert module.__file__.endswith((".so", ".pyd"))
+    assert _backend._incremental is _incremental and _backend._encoder is _encoder
+    # the training-side chunk counter lives with the trainer, not with the encoder
+    assert chunks.compiled_counter(GPT4_PATTERN) is _incremental.ChunkCounter
+    assert not hasattr(_encoder, "ChunkCounter")
 
 
 def test_environment_variable_forces_pure_python():

@@ -1,21 +1,35 @@
-"""The hand-written scanners in _encoder.pyx cut text exactly where the regex does.
+"""Both splitters cut text where an independent regex engine does.
 
-For each named pattern (gpt2, gpt4, o200k) the chunks must equal
+The compiled backend's split is the hand-written scanners (``_scanners.pxi``);
+for each named pattern (gpt2, gpt4, o200k) its chunks must equal
 ``regex.findall(pattern, text)``: on hypothesis text built from the pieces that
 trip scanners up (whitespace runs, \\r\\n, Unicode spaces, contractions in any case,
 digits of other scripts, combining marks, emoji with ZWJ, punctuation before a
-newline, text ending in spaces), on random Unicode, and on real text. With the
-"python" backend the split is the regex itself, so those runs check the test.
+newline, text ending in spaces), on random Unicode, and on real text.
+
+The Python backend's split *is* ``regex.findall``, so comparing it with
+``regex`` would test nothing: on real text both backends are compared with a
+second engine, Hugging Face ``tokenizers``' Split (Oniguruma, written in C), and
+on cases worked out by hand. The character-class table the scanners read
+(``_char_classes.py``) is checked against ``regex`` code point by code point.
+
+subtle: ``regex`` and tiktoken's engine disagree about the classes of some rare
+code points ("disputed", ``unicode_classes``). The comparisons with ``regex``
+here leave text holding one of them out; tests/test_unicode_classes.py checks
+what both backends do with them (tiktoken's ids).
 """
+
+import random
 
 import pytest
 import regex
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import bpe_lesson
-from bpe_lesson import _encoder, patterns
+from bpe_lesson import _char_classes, _encoder, _incremental, patterns
 from bpe_lesson.patterns import PATTERNS
+from bpe_lesson.unicode_classes import disputed_table, needs_exact
 from bpe_lesson.teaching.samples import MULTILINGUAL
 
 NAMES = sorted(PATTERNS)
@@ -29,6 +43,18 @@ def splitter(backend):
 
 def expected(text, name):
     return regex.findall(PATTERNS[name], text)
+
+
+def oniguruma_split(name):
+    """Hugging Face's Split pre-tokenizer for a named pattern: chunks by another regex engine.
+
+    subtle: Oniguruma reads GPT-4's possessive ``\\p{N}{1,3}+`` as "1-3 digits,
+    repeated"; ``\\p{N}{1,3}`` is what Python's regex does with it.
+    """
+    tokenizers = pytest.importorskip("tokenizers")
+    split = tokenizers.pre_tokenizers.Split(
+        tokenizers.Regex(PATTERNS[name].replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")), behavior="isolated")
+    return lambda text: [piece for piece, _ in split.pre_tokenize_str(text)]
 
 
 # pieces that exercise each alternative of the three patterns
@@ -56,6 +82,7 @@ tricky_text = st.lists(
 ).map("".join)
 
 
+@needs_cython
 @settings(max_examples=300, deadline=None)
 @given(text=tricky_text)
 @example(text="")
@@ -65,39 +92,58 @@ tricky_text = st.lists(
 @example(text="  \n\n  b")
 @example(text="don't DON'T we'LL O'Neil")
 @example(text="\u0301\u0301A")
-def test_scanner_equals_regex_on_tricky_text(backend, text):
-    split = splitter(backend)
+def test_scanner_equals_regex_on_tricky_text(text):
+    assume(not needs_exact(text))  # disputed code points: test_unicode_classes.py
+    split = _encoder.split_chunks
     for name in NAMES:
         assert split(text, name) == expected(text, name), name
 
 
+@needs_cython
 @settings(max_examples=150, deadline=None)
 @given(text=st.text(max_size=60))
-def test_scanner_equals_regex_on_random_unicode(backend, text):
-    split = splitter(backend)
+def test_scanner_equals_regex_on_random_unicode(text):
+    assume(not needs_exact(text))  # disputed code points: test_unicode_classes.py
+    split = _encoder.split_chunks
     for name in NAMES:
         assert split(text, name) == expected(text, name), name
 
 
+@needs_cython
 @settings(max_examples=60, deadline=None)
 @given(text=st.text(st.characters(exclude_categories=()), max_size=30))
-def test_scanner_lets_lone_surrogates_through_like_the_regex(backend, text):
+def test_scanner_lets_lone_surrogates_through_like_the_regex(text):
+    assume(not needs_exact(text))  # disputed code points: test_unicode_classes.py
     # categories=() includes Cs: lone surrogates, which a str may hold
-    split = splitter(backend)
+    split = _encoder.split_chunks
     for name in NAMES:
         assert split(text, name) == expected(text, name), name
 
 
-def test_scanner_equals_regex_on_real_text(backend, stdlib_docs, prose_docs):
+@pytest.fixture(scope="module")
+def real_texts(stdlib_docs, prose_docs):
+    return {"code": "".join(stdlib_docs[:40]), "prose": "".join(prose_docs),
+            "multilingual": " \n".join(MULTILINGUAL.values())}
+
+
+def test_split_equals_oniguruma_on_real_text(backend, real_texts):
     split = splitter(backend)
-    texts = {"code": "".join(stdlib_docs[:40]), "prose": "".join(prose_docs), "multilingual": " \n".join(MULTILINGUAL.values())}
-    for what, text in texts.items():
-        for name in NAMES:
+    for name in NAMES:
+        other_engine = oniguruma_split(name)
+        for what, text in real_texts.items():
             got = split(text, name)
+            assert got == other_engine(text), (what, name)
+            assert "".join(got) == text  # the chunks cover the text
+
+
+@needs_cython
+def test_scanner_equals_regex_on_real_text(real_texts):
+    for what, text in real_texts.items():
+        for name in NAMES:
+            got = _encoder.split_chunks(text, name)
             want = expected(text, name)
             assert len(got) == len(want), (what, name)
             assert got == want, (what, name)
-            assert "".join(got) == text  # the chunks cover the text
 
 
 def test_hand_checked_chunks(backend):
@@ -110,14 +156,46 @@ def test_hand_checked_chunks(backend):
     assert split("a //\n/b", "o200k") == ["a", " //\n/", "b"]
 
 
-@needs_cython
 def test_class_table_follows_regex_not_str_isspace():
     # by construction the table is regex's answer; these are the code points where
     # Python's own idea (str.isspace, unicodedata) differs or a careless table would
-    assert not _encoder._class_of("\x1c") & 4 and "\x1c".isspace()  # F_S: regex says no
-    assert _encoder._class_of("\x85") & 4  # NEL is \s
-    assert _encoder._class_of("\u0301") == 8 | 16 | 32  # a mark: U and W (o200k) and not L/N/space
-    assert _encoder.split_chunks("'\u017f", "gpt4") == ["'\u017f"]  # long s is "s" under (?i)
+    classes, ci_ascii, ci_extra = _char_classes.class_tables()
+    assert not classes[0x1C] & _char_classes.F_S and "\x1c".isspace()  # regex says no
+    assert classes[0x85] & _char_classes.F_S  # NEL is \s
+    assert classes[0x301] == _char_classes.F_U | _char_classes.F_W | _char_classes.F_P  # a mark
+    assert classes[ord("a")] == _char_classes.F_L | _char_classes.F_W
+    assert classes[ord("Q")] == _char_classes.F_L | _char_classes.F_U
+    assert classes[ord("٣")] == _char_classes.F_N
+    assert chr(ci_ascii[ord("L")]) == "l" and ci_ascii[ord("x")] == 0
+    assert ci_extra == [(0x17F, ord("s"))]  # long s is "s" under (?i)
+
+
+def test_class_table_equals_regex_on_sampled_code_points():
+    classes, _, _ = _char_classes.class_tables()
+    compiled = {bit: regex.compile(cls) for bit, cls in _char_classes.CLASSES.items()}
+    disputed = disputed_table()
+    rng = random.Random(0)
+    sample = [cp for cp in [*range(0x300), *rng.sample(range(0x110000), 5000)] if not disputed[cp]]
+    assert len(sample) > 5000
+    for cp in sample:
+        ch = chr(cp)
+        for bit, cls in compiled.items():
+            assert bool(classes[cp] & bit) == bool(cls.fullmatch(ch)), (hex(cp), _char_classes.CLASSES[bit])
+
+
+@needs_cython
+@pytest.mark.parametrize("module", [_encoder, _incremental])
+def test_both_extensions_read_the_shared_table(module):
+    classes, _, _ = _char_classes.class_tables()
+    assert all(module._class_of(chr(cp)) == classes[cp] for cp in range(0, 0x110000, 7))
+
+
+@needs_cython
+def test_long_s_is_a_contraction_letter_for_the_encoder_and_the_counter():
+    assert _encoder.split_chunks("x'\u017f", "gpt4") == ["x", "'\u017f"]
+    counter = _incremental.ChunkCounter("gpt4")
+    counter.add("x'\u017f")
+    assert counter.to_dict() == {b"x": 1, "'\u017f".encode(): 1}
 
 
 @needs_cython

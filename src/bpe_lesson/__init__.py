@@ -1,6 +1,7 @@
 """bpe_lesson: byte-pair encoding from first principles.
 
-The public API: ``train``, ``load``, ``Tokenizer`` and ``BACKEND``: "cython" when the
+The public API: ``train``, ``load``, ``from_pretrained`` (real models' vocabularies,
+offline: ``interop.pretrained``), ``Tokenizer`` and ``BACKEND``: "cython" when the
 compiled extensions (the trainer ``_incremental`` and the encoder ``_encoder``) are
 built and not disabled by ``BPE_LESSON_PUREPYTHON=1``, else "python" (decided once,
 in ``_backend.py``). Both give the same merges and the same ids.
@@ -14,10 +15,11 @@ trainer), ``lm`` (shards and training windows), ``cousins`` (WordPiece, Unigram)
 """
 
 from ._backend import BACKEND
+from .interop import from_pretrained
 from .tokenizer import Tokenizer
 from .trainer import train
 
-__all__ = ["train", "load", "Tokenizer", "BACKEND"]
+__all__ = ["train", "load", "from_pretrained", "Tokenizer", "BACKEND"]
 __version__ = "0.1.0"
 
 load = Tokenizer.load  # our JSON file, or a .tiktoken file (with its JSON sidecar if present)

@@ -7,7 +7,8 @@ pair is a token. ``byte_pair_merge`` is that loop, written once: the encoder
 (``bpe_encode_chunk``) uses it, and so does ``recover_merges``, which rebuilds a
 merge list from a rank table (a ``.tiktoken`` file holds ranks, not merges).
 
-Also here: ``vocab_from_merges``, the 256 bytes plus the tokens a merge list makes.
+Also here: ``vocab_from_merges``, the 256 bytes plus the tokens a merge list makes,
+and ``merge_with_dropout``, the same loop with BPE-dropout's random drops.
 
 What this module does not do: split text into chunks (``patterns.py``), handle
 special tokens or cache anything (``tokenizer.py``), or read files (``tiktoken_io.py``).
@@ -28,19 +29,30 @@ def vocab_from_merges(merges=()) -> dict[int, bytes]:
     return vocab
 
 
-def byte_pair_merge(piece: bytes, ranks: dict[bytes, int], max_rank: int | None = None) -> list[bytes]:
+def byte_pair_merge(piece: bytes, ranks: dict[bytes, int], max_rank: int | None = None,
+                    dropout: float = 0.0, rng=None) -> list[bytes]:
     """Rank-encode ``piece`` into parts, joining only pairs ranked below ``max_rank``.
 
     Join the adjacent pair whose bytes have the lowest rank, leftmost on a tie,
     until no allowed pair is left. Only the two pairs beside a join change, so
     each step looks up two ranks, not all of them.
 
+    ``dropout`` > 0 is BPE-dropout (Provilkov et al., 2020): at every step each
+    joinable pair is dropped with probability ``dropout`` (one ``rng.random()``
+    draw per pair, left to right), the best surviving pair is joined, and the
+    loop ends at the first step where every pair is dropped (see
+    ``merge_with_dropout``). ``rng``: a ``random.Random``.
+
     >>> r = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"bc": 257, b"abc": 258}
     >>> byte_pair_merge(b"abcd", r)          # "ab" (256) beats "bc" (257), then "abc"
     [b'abc', b'd']
     >>> byte_pair_merge(b"abc", r, 258)      # "abc" itself is not allowed
     [b'ab', b'c']
+    >>> import random; byte_pair_merge(b"abcd", r, dropout=1.0, rng=random.Random(0))
+    [b'a', b'b', b'c', b'd']
     """
+    if dropout:
+        return merge_with_dropout(piece, ranks, dropout, rng, max_rank)
     limit = float("inf") if max_rank is None else max_rank
     get = ranks.get
     n = len(piece)
@@ -62,15 +74,56 @@ def byte_pair_merge(piece: bytes, ranks: dict[bytes, int], max_rank: int | None 
     return [piece[starts[k] : starts[k + 1]] for k in range(len(starts) - 1)]
 
 
-def bpe_encode_chunk(chunk: bytes, ranks: dict[bytes, int]) -> list[int]:
+def merge_with_dropout(piece: bytes, ranks: dict[bytes, int], dropout: float, rng,
+                       max_rank: int | None = None) -> list[bytes]:
+    """One BPE-dropout segmentation of ``piece``: the rank loop with pairs dropped at random.
+
+    Each step: list the adjacent pairs whose joined bytes are a token (below
+    ``max_rank``), draw ``rng.random()`` for each, left to right, and drop those
+    that draw below ``dropout``; join the surviving pair of lowest rank (leftmost
+    on a tie). Stop when no pair survives. ``dropout=1`` leaves the bytes;
+    ``dropout=0`` is ``byte_pair_merge``. Readable, not fast: it re-ranks every
+    pair at every step (the draws must be made for each pair anyway).
+
+    >>> import random
+    >>> r = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"bc": 257}
+    >>> merge_with_dropout(b"abc", r, 0.5, random.Random(1))   # draws 0.13 (ab dropped), 0.85
+    [b'a', b'bc']
+    """
+    if not 0.0 <= dropout <= 1.0:
+        raise ValueError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
+    limit = float("inf") if max_rank is None else max_rank
+    parts = [piece[i : i + 1] for i in range(len(piece))]
+    while len(parts) > 1:
+        best = None  # (rank, position) of the best surviving pair
+        for k in range(len(parts) - 1):
+            rank = ranks.get(parts[k] + parts[k + 1], limit)
+            if rank >= limit:
+                continue  # not a token: nothing to join, and no draw
+            if rng.random() < dropout:
+                continue  # dropped at this step
+            if best is None or rank < best[0]:  # subtle: "<" keeps the leftmost of equal ranks
+                best = (rank, k)
+        if best is None:
+            break  # every joinable pair was dropped (or none is left): the segmentation ends
+        k = best[1]
+        parts[k : k + 2] = [parts[k] + parts[k + 1]]
+    return parts
+
+
+def bpe_encode_chunk(chunk: bytes, ranks: dict[bytes, int], dropout: float = 0.0, rng=None) -> list[int]:
     """The ids of one chunk, encoded by rank.
 
-    Like tiktoken, a chunk whose bytes are one token is that token straight away.
+    Like tiktoken, a chunk whose bytes are one token is that token straight away;
+    with ``dropout`` > 0 it is not (a whole word is usually one token, and dropout
+    must be able to split it): the chunk goes through ``merge_with_dropout``.
 
     >>> ranks = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"bc": 257, b"abc": 258}
     >>> bpe_encode_chunk(b"abcd", ranks)
     [258, 100]
     """
+    if dropout:
+        return [ranks[p] for p in merge_with_dropout(chunk, ranks, dropout, rng)]
     token = ranks.get(chunk)
     if token is not None:
         return [token]  # tiktoken's shortcut: the whole chunk is one token

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import operator
 import os
+import random
 from concurrent.futures import ThreadPoolExecutor
 
 from . import _backend, tiktoken_io
@@ -201,14 +202,15 @@ class Tokenizer:
         except UnicodeEncodeError:
             return self._encode_split(replace_surrogates(text))
 
-    def _encode_split(self, text: str, offset: int = 0) -> list[int]:
-        """Split (already normalized) text into chunks and encode each.
+    def _encode_split(self, text: str, offset: int = 0, dropout: float = 0.0, rng=None) -> list[int]:
+        """Split (already normalized) text into chunks and encode each (with BPE-dropout when
+        ``dropout`` > 0: the readable loop, uncached, on either backend).
 
         Text the pattern leaves unmatched raises ``ValueError`` naming its position
         (``offset``: where ``text`` starts in what the caller passed to ``encode``).
         """
         fast = self._fast_encoder()
-        if fast is not None:
+        if fast is not None and not dropout:
             ids = fast.encode_ordinary(text)  # the same steps, compiled
             # subtle: the compiled encoder, like tiktoken, encodes the matches only; the ids
             # hold every byte of the text exactly when the pattern covered all of it
@@ -220,7 +222,10 @@ class Tokenizer:
             self._refuse_uncovered(text, offset)
         out = []
         for chunk in chunks:
-            out.extend(self.encode_chunk(chunk))
+            if dropout:
+                out.extend(bpe_encode_chunk(chunk.encode("utf-8"), self._ranks, dropout, rng))
+            else:
+                out.extend(self.encode_chunk(chunk))
         return out
 
     def _refuse_uncovered(self, text, offset):
@@ -272,12 +277,17 @@ class Tokenizer:
         with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
             return list(pool.map(one, texts))
 
-    def encode(self, text: str, allowed_special=(), disallowed_special="all") -> list[int]:
+    def encode(self, text: str, allowed_special=(), disallowed_special="all", dropout=0.0, seed=None) -> list[int]:
         """Encode text to ids, with tiktoken's rules for special tokens.
 
         ``allowed_special``: "all" or a set of special tokens that become their id.
         ``disallowed_special``: "all" (every special token not allowed) or a set;
         finding one of these in ``text`` raises ``ValueError``.
+        ``dropout``: BPE-dropout's probability p (Provilkov et al., 2020), 0 (the
+        default: plain rank encoding, ``seed`` unused) to 1 (every chunk stays in
+        bytes); see ``ranks.merge_with_dropout``. ``seed`` seeds its draws
+        (``random.Random(seed)``): the same seed gives the same ids on either
+        backend, because with ``dropout`` > 0 both run the readable loop.
         """
         if not isinstance(text, str):
             raise TypeError(f"encode takes a str, got {type(text).__name__}")
@@ -285,12 +295,15 @@ class Tokenizer:
             if isinstance(value, str) and value != "all":
                 raise TypeError(f"{name} is 'all' or a set of special tokens, got the string {value!r}; "
                                 f"write {name}={{{value!r}}}")
+        if not (isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0):
+            raise ValueError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
         try:
-            return self._encode(text, allowed_special, disallowed_special)
+            return self._encode(text, allowed_special, disallowed_special, dropout, seed)
         except UnicodeEncodeError:
-            return self._encode(replace_surrogates(text), allowed_special, disallowed_special)
+            return self._encode(replace_surrogates(text), allowed_special, disallowed_special, dropout, seed)
 
-    def _encode(self, text: str, allowed_special, disallowed_special) -> list[int]:
+    def _encode(self, text: str, allowed_special, disallowed_special, dropout=0.0, seed=None) -> list[int]:
+        rng = random.Random(seed) if dropout else None  # one stream of draws per call
         text = normalize_text(text, self.normalize)  # before special tokens and the split, as in training
         allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
         unknown = allowed - set(self.special_tokens)
@@ -306,14 +319,14 @@ class Tokenizer:
                     f"disallowed; pass allowed_special={{{m.group()!r}}} to encode it as its id, or "
                     f"disallowed_special=() to encode it as plain text")
         if not allowed:
-            return self._encode_split(text)
+            return self._encode_split(text, 0, dropout, rng)
         out = []
         at = 0  # where the piece starts in the text
         for piece, special in split_specials(text, allowed):
             if special:
                 out.append(self.special_tokens[piece])  # an allowed special token: its id, never split
             else:
-                out.extend(self._encode_split(piece, at))
+                out.extend(self._encode_split(piece, at, dropout, rng))
             at += len(piece)
         return out
 

@@ -21,7 +21,7 @@ import pytest
 
 from bpe_lesson.teaching.exercises import CHECK_TAG, SOLUTION_TAG
 
-BOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "book")
+BOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "book")
 
 
 # ---------------------------------------------------------------- a tiny notebook

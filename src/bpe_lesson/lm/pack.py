@@ -39,13 +39,16 @@ import json
 import multiprocessing as mp
 import os
 import re
+import shutil
 import sys
 from collections import deque
 
 import numpy as np
 
 from .._backend import workers
+from .._dask import dask_client
 from .._files import atomic_write
+from .dask_pack import write_shards_on_dask
 from .shards import (DEFAULT_EOS, FORMAT, MANIFEST, STATE, VERSION, dtype_for, embedding_rows, load_tokenizer,
                      sha256_file, shard_name, special_id, tokenizer_fingerprint)
 
@@ -295,14 +298,20 @@ def _start_or_resume(out_dir, settings: dict, overwrite: bool) -> dict:
 # ---- pack -----------------------------------------------------------------------
 def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, eos: str = DEFAULT_EOS,
          pad: str | None = None, text_field: str = "text", processes: int | None = None,
-         overwrite: bool = False, progress: bool = True) -> dict:
+         overwrite: bool = False, progress: bool = True, engine: str = "local", scheduler: str | None = None) -> dict:
     """Encode the documents of ``sources`` into shards in ``out_dir``; return the manifest.
 
     ``tokenizer``: the path of a JSON or ``.tiktoken`` tokenizer file (its sha256
     goes into the manifest). ``processes=None``: all cores when the input is
     large, one otherwise. A run over a folder that holds ``pack_state.json`` with
-    the same settings resumes where that run stopped.
+    the same settings resumes where that run stopped. ``engine="dask"``: the
+    workers of a Dask cluster encode and write the shards (``dask_pack.py``), on
+    ``scheduler`` or on a LocalCluster of ``processes`` workers; same bytes.
     """
+    if engine not in ("local", "dask"):
+        raise ValueError(f"engine {engine!r} should be local (processes here) or dask (a Dask cluster)")
+    if scheduler is not None and engine != "dask":
+        raise ValueError(f"a scheduler ({scheduler}) is only used with engine dask (--engine dask)")
     if isinstance(shard_tokens, bool) or not isinstance(shard_tokens, int) or shard_tokens < 2:
         raise ValueError(f"shard_tokens must be an int >= 2 (a document needs at least one id and its EOS), "
                          f"got {shard_tokens!r}")
@@ -327,7 +336,7 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
         raise ValueError(f"--out {out_dir}: cannot create the folder ({e.strerror or e})") from None
     with folder_lock(out_dir):
         return _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
-                            shard_tokens, text_field, processes, overwrite, progress)
+                            shard_tokens, text_field, processes, overwrite, progress, engine, scheduler)
 
 
 class folder_lock:
@@ -361,7 +370,7 @@ class folder_lock:
 
 
 def _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
-                 shard_tokens, text_field, processes, overwrite, progress) -> dict:
+                 shard_tokens, text_field, processes, overwrite, progress, engine="local", scheduler=None) -> dict:
     """``pack`` once the folder is locked."""
     from tqdm import tqdm  # plain text: tqdm.auto needs ipywidgets in a notebook
 
@@ -370,7 +379,7 @@ def _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_
     state = _start_or_resume(out_dir, settings, overwrite)
     try:
         return _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size,
-                          dtype, shard_tokens, text_field, processes, progress, tqdm)
+                          dtype, shard_tokens, text_field, processes, progress, tqdm, engine, scheduler)
     except BaseException:
         if fresh and not state["shards"] and os.path.exists(state_path):
             os.unlink(state_path)  # a run that failed before its first shard leaves nothing to resume
@@ -378,12 +387,30 @@ def _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_
 
 
 def _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
-               shard_tokens, text_field, processes, progress, tqdm) -> dict:
+               shard_tokens, text_field, processes, progress, tqdm, engine="local", scheduler=None) -> dict:
     state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
     shards = state["shards"]  # list of shard records, in order
     _clean_partial(out_dir, keep=len(shards))
 
     processes = workers(processes, sum(size for _, size, _ in settings["sources"]))
+    if engine == "dask":  # encoded and written by the workers of a Dask cluster (dask_pack.py)
+        with dask_client(scheduler, workers=processes) as client:
+            n_docs, n_empty = write_shards_on_dask(client, paths, iter_documents, text_field, tok_path, eos_id,
+                                                   dtype, shard_tokens, out_dir, state,
+                                                   lambda: _write_json(state_path, state), progress)
+    else:
+        n_docs, n_empty = _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir,
+                                      state, state_path, processes, progress, tqdm)
+    return _finish(out_dir, tok, tok_path, settings, state, eos, pad, eos_id, pad_id, vocab_size, dtype,
+                   shard_tokens, n_docs, n_empty)
+
+
+def _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir, state, state_path,
+                processes, progress, tqdm):
+    """Encode and write the shards here (this process and its pool); return (documents, empty ones)."""
+    shards = state["shards"]  # list of shard records, in order
+    for parts in glob.glob(os.path.join(out_dir, ".parts-*")):
+        shutil.rmtree(parts)  # ids a killed Dask run encoded (dask_pack.py): not used here
     writer = ShardWriter(out_dir, dtype, shard_tokens, eos_id, first_index=len(shards))
     # what the state file will say once the open shard is closed: (next_document, documents, empty_documents)
     done = (state["next_document"], state["documents"], state["empty_documents"])
@@ -416,7 +443,14 @@ def _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id,
     record = writer.close_shard()
     if record is not None:
         save_shard(record)
+    return n_docs, n_empty
 
+
+def _finish(out_dir, tok, tok_path, settings, state, eos, pad, eos_id, pad_id, vocab_size, dtype, shard_tokens,
+            n_docs, n_empty) -> dict:
+    """Write the manifest (last: a folder with one is finished) and drop the state file."""
+    state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
+    shards = state["shards"]
     manifest = {
         "format": FORMAT, "version": VERSION,
         "vocab_size": vocab_size, "eos_token": eos, "eos_token_id": eos_id,
@@ -444,6 +478,11 @@ def add_pack_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pad", default=None, help="special token recorded as pad_token_id (default: none)")
     p.add_argument("--text-field", default="text", help="the text field of .jsonl lines / parquet rows (default: text)")
     p.add_argument("--processes", type=int, default=None, help="worker processes (default: all cores for large inputs)")
+    p.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="local: processes here (default); dask: the workers of a Dask cluster")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="with --engine dask: a running cluster, e.g. tcp://10.0.0.5:8786 "
+                        "(default: a LocalCluster of --processes workers)")
     p.add_argument("--overwrite", action="store_true", help="replace the shards of a finished pack in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -452,7 +491,7 @@ def run_pack(args) -> int:
     try:
         m = pack(args.sources, args.tokenizer, args.out, shard_tokens=args.shard_tokens, eos=args.eos, pad=args.pad,
                  text_field=args.text_field, processes=args.processes, overwrite=args.overwrite,
-                 progress=not args.quiet)
+                 progress=not args.quiet, engine=args.engine, scheduler=args.scheduler)
     except OSError as e:  # a disk that fills up, a folder made read-only mid-run: a message, not a traceback
         if isinstance(e, FileNotFoundError):
             raise

@@ -18,6 +18,8 @@ An example, with every field (``examples/tokenizer.yaml``)::
     output: ./my_tokenizer.tiktoken   # required; relative paths are relative to this file
     working_set_mb: 1024              # memory budget for a phase's training text, MiB (default 1024)
     threads: -1                       # worker processes for counting; -1 = all cores
+    engine: local                     # local (worker processes here) | dask (a Dask cluster)
+    # scheduler: tcp://10.0.0.5:8786  # engine dask: a running cluster (none: a LocalCluster of `threads`)
     verbose: false                    # print every merge
     pattern: gpt4                     # gpt2 | gpt4 | o200k | a regex
     hardcoded_merges: true            # ids 256-1416, before any phase
@@ -44,13 +46,15 @@ from dataclasses import dataclass, field
 import yaml
 
 from .._backend import CORES
+from .._dask import check_address
 from ..patterns import PATTERNS, check_pattern, resolve_pattern
 from .sources import list_files
 
 MB = 1 << 20
 DEFAULT_WORKING_SET_MB = 1024
-TOP_FIELDS = ("output", "working_set_mb", "threads", "verbose", "pattern", "hardcoded_merges",
-              "special_tokens", "seed", "phases")
+TOP_FIELDS = ("output", "working_set_mb", "threads", "engine", "scheduler", "verbose", "pattern",
+              "hardcoded_merges", "special_tokens", "seed", "phases")
+ENGINES = ("local", "dask")
 PHASE_FIELDS = ("name", "merges", "sources")
 SOURCE_FIELDS = ("path", "file", "columns")
 
@@ -85,6 +89,8 @@ class Config:
     hardcoded_merges: bool = True
     special_tokens: list[str] = field(default_factory=list)
     seed: int = 0
+    engine: str = "local"  # "local" or "dask" (scale/dask_count.py)
+    scheduler: str | None = None  # engine dask: tcp://host:port, or None for a LocalCluster of `threads` workers
 
     @property
     def processes(self) -> int:
@@ -140,6 +146,19 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
     if isinstance(threads, bool) or not isinstance(threads, int) or not (threads == -1 or threads >= 1):
         raise fail("threads", f"{threads!r} should be a whole number >= 1, or -1 for all cores")
 
+    engine = raw.get("engine", "local")
+    if engine not in ENGINES:
+        raise fail("engine", f"{engine!r} should be local (worker processes on this machine) "
+                             "or dask (a Dask cluster)")
+    scheduler = raw.get("scheduler")
+    if scheduler is not None:
+        if engine != "dask":
+            raise fail("scheduler", "is only used with engine: dask; add engine: dask or remove scheduler")
+        try:
+            check_address(scheduler)
+        except ValueError as e:
+            raise fail("scheduler", str(e)) from None
+
     flags = {}
     for name, default in (("verbose", False), ("hardcoded_merges", True)):
         v = raw.get(name, default)
@@ -180,7 +199,7 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
 
     return Config(output=_abs(output, base_dir), phases=phases, working_set_mb=ws, threads=threads,
                   verbose=flags["verbose"], pattern=pattern, hardcoded_merges=flags["hardcoded_merges"],
-                  special_tokens=list(specials), seed=seed)
+                  special_tokens=list(specials), seed=seed, engine=engine, scheduler=scheduler)
 
 
 def _parse_phase(p, where, i, base_dir, fail) -> Phase:

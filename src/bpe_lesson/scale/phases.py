@@ -34,6 +34,7 @@ from ..tokenizer import Tokenizer
 from ..trainer import get_trainer
 from .config import MB, Config, Phase, load_config
 from .counting import TASK_BYTES, CountingPool, count_units
+from .dask_count import count_phase
 from .reservoir import Reservoir
 from .sources import cut_regex, stream_units
 
@@ -127,21 +128,14 @@ def _never_interrupted():
     pass
 
 
-def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, progress=True,
-              check_interrupt=_never_interrupted) -> PhaseReport:
-    """Stream, sample, count and train one phase, continuing from ``base_merges``.
-
-    ``check_interrupt()`` is called often while reading and merging; it raises to stop.
-    """
+def count_local(cfg: Config, phase: Phase, seed: int, quiet, check_interrupt=None):
+    """Stream, sample and count one phase here: ``(counts, report fields, seconds reading)``."""
     from tqdm import tqdm  # here, not at the top: `import bpe_lesson.scale` stays light
 
-    impl = get_trainer("incremental", backend)
     t0 = time.perf_counter()
     files = [(path, source.columns) for source in phase.sources for path in source.files]
     size = sum(os.path.getsize(path) for path, _ in files)  # on disk: parquet is compressed, a guess
     processes = cfg.processes if size >= PARALLEL_MIN_BYTES else 1
-    # bars only on a terminal (disable=None: off when stderr is not a TTY, e.g. in a notebook)
-    quiet = True if (cfg.verbose or not progress) else None
     pool = CountingPool(processes, cfg.pattern, cfg.special_tokens) if processes > 1 else None
     try:
         # 1. stream every source into the memory budget; while everything still fits, the
@@ -154,7 +148,8 @@ def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, p
                   unit_scale=True, delay=1.0, disable=quiet) as bar:
             for path, columns in files:
                 for units, alone in stream_units(path, cut, columns):
-                    check_interrupt()
+                    if check_interrupt is not None:
+                        check_interrupt()
                     seen = reservoir.bytes_seen
                     reservoir.offer(units, alone)
                     bar.update(reservoir.bytes_seen - seen)
@@ -178,7 +173,31 @@ def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, p
     report_args = dict(bytes_read=reservoir.bytes_seen, units_read=reservoir.seen, bytes_held=reservoir.text_bytes,
                        units_held=len(reservoir.units), sampled=reservoir.sampling)
     del reservoir
-    t2 = time.perf_counter()
+    return counts, report_args, t1 - t0
+
+
+def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, progress=True,
+              check_interrupt=_never_interrupted) -> PhaseReport:
+    """Stream, sample, count and train one phase, continuing from ``base_merges``.
+
+    ``check_interrupt()`` is called often while reading and merging; it raises to stop.
+    ``engine: dask`` counts on a Dask cluster instead (``dask_count.py``): every
+    byte, no sample; "read" is then the map on the workers, "count" the reduce.
+    """
+    from tqdm import tqdm  # here, not at the top: `import bpe_lesson.scale` stays light
+
+    impl = get_trainer("incremental", backend)
+    # bars only on a terminal (disable=None: off when stderr is not a TTY, e.g. in a notebook)
+    quiet = True if (cfg.verbose or not progress) else None
+    t0 = time.perf_counter()
+    if cfg.engine == "dask":
+        counts, report_args, seconds_reduce = count_phase(cfg, phase)
+        t2 = time.perf_counter()
+        t1 = t2 - seconds_reduce
+    else:
+        counts, report_args, seconds_read = count_local(cfg, phase, seed, quiet, check_interrupt)
+        t1, t2 = t0 + seconds_read, time.perf_counter()
+    check_interrupt()
     # 3. the merge loop, with its bar: merges done of the budget, merges per second
     with tqdm(total=phase.merges, desc=f"phase {phase.name}: merges", unit="merge",
               disable=True if (quiet or phase.merges == 0) else None) as bar:

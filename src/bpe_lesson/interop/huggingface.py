@@ -1,0 +1,407 @@
+"""Hugging Face ``tokenizer.json`` out and in, for byte-level BPE.
+
+Out: ``to_huggingface(tok)`` gives a ``tokenizers.Tokenizer`` and
+``save_huggingface(tok, path)`` writes its ``tokenizer.json``, which both
+``tokenizers.Tokenizer.from_file`` and ``transformers.PreTrainedTokenizerFast(
+tokenizer_file=...)`` load and which gives our ids. The file holds:
+
+* the model: BPE, vocabulary = our ids, each token's bytes written with GPT-2's
+  byte-to-unicode map (``bytes_to_unicode``), merges in id order, and
+  ``ignore_merges: true``, Hugging Face's name for tiktoken's rule that a chunk
+  which is itself a token is that token;
+* the pre-tokenizer: our split pattern as a ``Split`` (rewritten for Hugging
+  Face's regex engine, see ``to_oniguruma``), then ``ByteLevel`` without its own
+  regex; the decoder ``ByteLevel``;
+* the normalizer (NFC, NFKC, ...) when the tokenizer normalizes;
+* each special token as an added token with our id (listed in the vocabulary too,
+  or Hugging Face would renumber it).
+
+In: ``from_huggingface(path)`` reads such a file, or any byte-level BPE one whose
+merges make ids in increasing order (as ``tokenizers``' own trainer lays them
+out), into a ``Tokenizer``; other model types (WordPiece, Unigram, SentencePiece-style BPE with ``▁``) are
+refused with the reason.
+
+Subtle: Hugging Face replays merges in list order, we join the lowest-ranked
+pair. With merges in id order the two agree on our trained vocabularies and on
+the real ones, on all the text the tests try (random text included); the tiktoken
+chapter shows the rare rank tables where they cannot. Another difference: a file with ``ignore_merges``
+false (older GPT-2-style files) lacks tiktoken's whole-chunk rule, which our
+encoder always applies; the tests read back such a file that ``tokenizers``
+trained and get its ids.
+
+What this module does not do: read ``tokenizer_config.json`` or chat templates,
+write ``transformers``' other files, or import ``tokenizers`` for anything but
+building and checking the Hugging Face object (``from_huggingface`` parses the
+JSON itself).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import regex
+
+from .._files import atomic_write
+from ..normalize import FORMS as NORMALIZATION_FORMS
+from ..patterns import GPT2_PATTERN
+from ..tokenizer import Tokenizer
+
+# The split Hugging Face's ByteLevel pre-tokenizer runs when use_regex is true
+# (GPT-2's pattern, with non-possessive quantifiers).
+HF_BYTELEVEL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's map from each byte to a printable character (Hugging Face's ByteLevel).
+
+    Printable Latin-1 bytes stand for themselves; the other 68 get the characters
+    from U+0100 on, in byte order, so a space is "Ġ" and a newline "Ċ".
+
+    >>> m = bytes_to_unicode(); m[ord("a")], m[ord(" ")], m[ord("\\n")], len(set(m.values()))
+    ('a', 'Ġ', 'Ċ', 256)
+    """
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    out, extra = {}, 0  # int -> str
+    for b in range(256):
+        if b in printable:
+            out[b] = chr(b)
+        else:
+            out[b] = chr(256 + extra)
+            extra += 1
+    return out
+
+
+_BYTE_TO_CHAR = bytes_to_unicode()
+_CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
+
+
+def show_bytes(token: bytes) -> str:
+    """A token's bytes as Hugging Face writes them in a byte-level vocabulary.
+
+    >>> show_bytes(b" the"), show_bytes("é".encode())
+    ('Ġthe', 'Ã©')
+    """
+    return "".join(_BYTE_TO_CHAR[b] for b in token)
+
+
+# ---- the split pattern, for Oniguruma and back --------------------------------------
+
+_BRACE_QUANTIFIER = regex.compile(r"\{\d*(?:,\d*)?\}")
+
+
+def _atom_end(p: str, i: int) -> int:
+    """Where the regex atom that starts at ``p[i]`` ends (one past its last character).
+
+    >>> p = r"\\p{N}[a\\]b](x)y"
+    >>> _atom_end(p, 0), _atom_end(p, 5), _atom_end(p, 11), _atom_end(p, 14)
+    (5, 11, 14, 15)
+    """
+    c = p[i]
+    if c == "\\":
+        if p[i + 1 : i + 2] in ("p", "P", "N", "x") and p[i + 2 : i + 3] == "{":
+            return p.index("}", i) + 1
+        return i + 2
+    if c == "[":
+        j = i + 1
+        if p[j : j + 1] == "^":
+            j += 1
+        if p[j : j + 1] == "]":  # a "]" first in a class is a literal
+            j += 1
+        while p[j] != "]":
+            j += 2 if p[j] == "\\" else 1
+        return j + 1
+    if c == "(":
+        depth, j = 0, i
+        while True:
+            if p[j] == "\\":
+                j += 2
+                continue
+            if p[j] == "[":
+                j = _atom_end(p, j)
+                continue
+            depth += {"(": 1, ")": -1}.get(p[j], 0)
+            j += 1
+            if depth == 0:
+                return j
+    return i + 1
+
+
+def _rewrite(p: str, fix) -> str:
+    """Rebuild pattern ``p`` atom by atom; ``fix(atom, quantifier, rest)`` may replace
+    an atom followed by a brace quantifier; groups are rewritten inside first."""
+    out, i = [], 0
+    while i < len(p):
+        if p[i] in "*+?|^$":
+            out.append(p[i])  # a quantifier or an operator, not an atom
+            i += 1
+            continue
+        end = _atom_end(p, i)
+        atom = p[i:end]
+        if atom.startswith("("):
+            atom = "(" + _rewrite(atom[1:-1], fix) + ")"
+        q = _BRACE_QUANTIFIER.match(p, end)
+        if q is None:
+            out.append(atom)
+            i = end
+            continue
+        replaced = fix(atom, q.group(), p[q.end() : q.end() + 1])
+        if replaced is None:
+            out.append(atom + q.group())
+            i = q.end()
+        else:
+            out.append(replaced)
+            i = q.end() + 1  # the fix consumed the character after the quantifier
+    return "".join(out)
+
+
+def to_oniguruma(pattern: str) -> str:
+    """Our split pattern, written so that Hugging Face's regex engine splits the same way.
+
+    Subtle: in Python's ``regex`` (and tiktoken's engine) ``\\p{N}{1,3}+`` is a
+    *possessive* 1-3 digits; Oniguruma, which ``tokenizers`` uses, reads it as
+    ``(\\p{N}{1,3})+``, any number of digits, so "12345" would be one chunk, not
+    "123" and "45". An atomic group says "possessive" in both engines.
+
+    >>> to_oniguruma(r"\\p{N}{1,3}+| ?\\p{L}++")
+    '(?>\\\\p{N}{1,3})| ?\\\\p{L}++'
+    """
+    return _rewrite(pattern, lambda atom, q, nxt: f"(?>{atom}{q})" if nxt == "+" else None)
+
+
+def from_oniguruma(pattern: str) -> str:
+    """A pattern from a ``tokenizer.json``, written for Python's ``regex``: the inverse of ``to_oniguruma``.
+
+    Oniguruma's ``X{m,n}+`` (a repeated repetition) becomes ``(?:X{m,n})+``; an
+    atomic group around one brace-quantified atom becomes the possessive form.
+
+    >>> from_oniguruma(r"(?>\\p{N}{1,3})|\\d{2}+")
+    '\\\\p{N}{1,3}+|(?:\\\\d{2})+'
+    """
+    repeated = _rewrite(pattern, lambda atom, q, nxt: f"(?:{atom}{q})+" if nxt == "+" else None)
+    atomic = regex.compile(r"\(\?>(.*)\)", regex.DOTALL)
+
+    def unwrap(p):  # "(?>X{m,n})" -> "X{m,n}+" when X is one atom
+        out, i = [], 0
+        while i < len(p):
+            if p.startswith("(?>", i):
+                end = _atom_end(p, i)
+                inner = atomic.fullmatch(p[i:end]).group(1)
+                if inner and _atom_end(inner, 0) < len(inner):
+                    q = _BRACE_QUANTIFIER.fullmatch(inner, _atom_end(inner, 0))
+                    if q is not None and not _BRACE_QUANTIFIER.match(p, end) and p[end : end + 1] not in ("*", "+", "?"):
+                        out.append(inner + "+")
+                        i = end
+                        continue
+            if p[i] == "\\":
+                out.append(p[i : i + 2])
+                i += 2
+                continue
+            out.append(p[i])
+            i += 1
+        return "".join(out)
+
+    return unwrap(repeated)
+
+
+# ---- out --------------------------------------------------------------------------
+
+def huggingface_dict(tok: Tokenizer) -> dict:
+    """The ``tokenizer.json`` structure for ``tok`` (see the module docstring)."""
+    show = {i: show_bytes(b) for i, b in tok.vocab.items()}  # id -> str
+    merges = [[show[a], show[b]] for (a, b), _ in sorted(tok.merges, key=lambda m: m[1])]
+    # subtle: Hugging Face gives an added token that is not in the model's vocabulary the
+    # next free id after it, whatever id the file says (cl100k_base's <|endoftext|> would
+    # become 100256, not 100257). Listed in the vocabulary too, as GPT-2's file does, it
+    # keeps its id; no merge makes it, and the added-token pass cuts it out of the text first.
+    taken = {s: i for i, s in show.items()}
+    for s, i in tok.special_tokens.items():
+        if s in taken:
+            raise ValueError(f"special token {s!r} (id {i}) is spelled like ordinary token {taken[s]} in the "
+                             f"byte-level vocabulary; Hugging Face cannot hold both")
+        show[i] = s
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+    steps = [byte_level]
+    if tok.pattern is not None:
+        steps.insert(0, {"type": "Split", "pattern": {"Regex": to_oniguruma(tok.pattern)},
+                         "behavior": "Isolated", "invert": False})
+    added = [{"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False,
+              # with a normalizer, we find special tokens in the normalized text, as HF does when this is true
+              "normalized": tok.normalize is not None, "special": True}
+             for s, i in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])]
+    return {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": added,
+        "normalizer": {"type": tok.normalize} if tok.normalize else None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": steps},
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
+                  "vocab": {show[i]: i for i in sorted(show)}, "merges": merges},
+    }
+
+
+def to_huggingface(tok: Tokenizer):
+    """A ``tokenizers.Tokenizer`` that gives ``tok``'s ids (special tokens always become their ids).
+
+    >>> from bpe_lesson import Tokenizer
+    >>> hf = to_huggingface(Tokenizer([((104, 105), 256)], pattern="gpt4", special_tokens={"<|end|>": 257}))
+    >>> hf.encode("hi hi<|end|>").ids
+    [256, 32, 256, 257]
+    """
+    from tokenizers import Tokenizer as HFTokenizer
+
+    return HFTokenizer.from_str(json.dumps(huggingface_dict(tok), ensure_ascii=False))
+
+
+def save_huggingface(tok: Tokenizer, path) -> str:
+    """Write ``tok`` as a ``tokenizer.json`` (atomically) and return the path written.
+
+    ``path`` is the file, or an existing folder to write ``tokenizer.json`` into.
+    The text is loaded back with ``tokenizers`` before it is written, so a file
+    this writes always loads.
+    """
+    from tokenizers import Tokenizer as HFTokenizer
+
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        path = os.path.join(path, "tokenizer.json")
+    text = json.dumps(huggingface_dict(tok), ensure_ascii=False, indent=1)
+    HFTokenizer.from_str(text)  # raises here, not in the reader's code later
+    atomic_write(path, (text + "\n").encode("utf-8"))
+    return path
+
+
+# ---- in ---------------------------------------------------------------------------
+
+def _steps(node) -> list[dict]:
+    """A (possibly nested) Sequence of pre-tokenizers or normalizers, flattened."""
+    if node is None:
+        return []
+    if node.get("type") == "Sequence":
+        inner = node.get("pretokenizers", node.get("normalizers", []))
+        return [s for n in inner for s in _steps(n)]
+    return [node]
+
+
+def _read_pattern(pre, source) -> str:
+    """The one split regex of a byte-level pre-tokenizer (Split, or ByteLevel's own)."""
+    steps = _steps(pre)
+    kinds = [s.get("type") for s in steps]
+    if "ByteLevel" not in kinds:
+        raise ValueError(f"{source}: the pre-tokenizer is {kinds or 'missing'}, with no ByteLevel step; "
+                         f"this is not a byte-level BPE (SentencePiece-style files use Metaspace and '▁')")
+    patterns = []
+    for s in steps:
+        if s["type"] == "Split":
+            rx = s.get("pattern", {}).get("Regex")
+            if rx is None or s.get("behavior") != "Isolated" or s.get("invert"):
+                raise ValueError(f"{source}: a Split pre-tokenizer must be a Regex with behavior 'Isolated' "
+                                 f"and invert false; this one is {s!r}")
+            patterns.append(from_oniguruma(rx))
+        elif s["type"] == "ByteLevel":
+            if s.get("add_prefix_space"):
+                raise ValueError(f"{source}: ByteLevel has add_prefix_space true (a space is added before "
+                                 f"the text); bpe_lesson encodes text as given")
+            if s.get("use_regex", True):
+                patterns.append(HF_BYTELEVEL_PATTERN)
+        else:
+            raise ValueError(f"{source}: pre-tokenizer step {s['type']!r} has no equivalent here "
+                             f"(supported: one Split regex, then ByteLevel)")
+    if len(patterns) > 1:
+        raise ValueError(f"{source}: {len(patterns)} split regexes run one after the other; bpe_lesson "
+                         f"splits with one (set use_regex false on ByteLevel when a Split is there)")
+    return patterns[0] if patterns else None
+
+
+def _read_normalizer(node, source) -> str | None:
+    steps = _steps(node)
+    if not steps:
+        return None
+    if len(steps) == 1 and steps[0].get("type") in NORMALIZATION_FORMS:
+        return steps[0]["type"]
+    raise ValueError(f"{source}: normalizer {[s.get('type') for s in steps]} is not supported; "
+                     f"bpe_lesson normalizes with one of {NORMALIZATION_FORMS} or not at all")
+
+
+def _token_bytes(s: str, i: int, source) -> bytes:
+    try:
+        return bytes(_CHAR_TO_BYTE[c] for c in s)
+    except KeyError as e:
+        raise ValueError(f"{source}: token {s!r} (id {i}) has the character {e.args[0]!r}, which GPT-2's "
+                         f"byte-to-unicode map does not use; this is not a byte-level vocabulary") from None
+
+
+def from_huggingface(source) -> Tokenizer:
+    """Read a byte-level BPE ``tokenizer.json`` (a path, or a ``tokenizers.Tokenizer``) as a ``Tokenizer``.
+
+    Every added token becomes a special token (Hugging Face cuts them all out of
+    the text before the model runs). The merges must make ids in increasing order
+    (rank = id, as we encode); a BPE whose merge order is not its id order is
+    refused, because our ids would differ from Hugging Face's.
+
+    >>> from bpe_lesson import Tokenizer
+    >>> tok = Tokenizer([((104, 105), 256)], pattern="gpt4", special_tokens={"<|end|>": 257})
+    >>> back = from_huggingface(to_huggingface(tok))
+    >>> back.merges, back.special_tokens, back.encode("hi hi")
+    ([((104, 105), 256)], {'<|end|>': 257}, [256, 32, 256])
+    """
+    if hasattr(source, "to_str"):  # a tokenizers.Tokenizer
+        name, text = "<tokenizers.Tokenizer>", source.to_str()
+    else:
+        name = os.fspath(source)
+        with open(name, "rb") as f:
+            raw = f.read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{name}: not a tokenizer.json (not UTF-8: {e})") from None
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{name}: not a tokenizer.json (corrupt or truncated? {e})") from None
+    model = d.get("model") if isinstance(d, dict) else None
+    if not isinstance(model, dict):
+        raise ValueError(f"{name}: not a tokenizer.json (no 'model' object)")
+    kind = model.get("type", "BPE" if "merges" in model else None)
+    if kind != "BPE":
+        raise ValueError(f"{name}: the model type is {kind!r}; from_huggingface reads byte-level BPE only "
+                         f"(WordPiece and Unigram choose tokens differently)")
+    for key in ("byte_fallback", "continuing_subword_prefix", "end_of_word_suffix", "dropout"):
+        if model.get(key):  # False, None, "" and 0.0 all mean "off"
+            raise ValueError(f"{name}: model.{key} is {model[key]!r}; a byte-level BPE as bpe_lesson "
+                             f"encodes it has none")
+    pattern = _read_pattern(d.get("pre_tokenizer"), name)
+    normalize = _read_normalizer(d.get("normalizer"), name)
+
+    vocab_s = model.get("vocab") or {}  # str -> int
+    specials = {}  # str -> int
+    for t in d.get("added_tokens") or []:
+        i, s = t["id"], t["content"]
+        if vocab_s.get(s, i) != i:
+            raise ValueError(f"{name}: added token {s!r} has id {i}, but the vocabulary gives it id {vocab_s[s]}")
+        specials[s] = i
+    special_ids = set(specials.values())
+    # GPT-2 (and our export) list special tokens in the vocabulary too; they are special
+    vocab = {i: _token_bytes(s, i, name) for s, i in vocab_s.items() if not (i in special_ids and s in specials)}
+    clash = special_ids & set(vocab)
+    if clash:
+        i = min(clash)
+        raise ValueError(f"{name}: id {i} is both an added token and the ordinary token {vocab[i]!r}")
+    merges, last = [], -1
+    for k, m in enumerate(model.get("merges") or []):
+        a, b = m.split(" ") if isinstance(m, str) else m
+        ids = [vocab_s.get(a), vocab_s.get(b), vocab_s.get(a + b)]
+        if None in ids:
+            raise ValueError(f"{name}: merge {k} ({a!r}, {b!r}) names a token that is not in the vocabulary")
+        if ids[2] <= last:
+            raise ValueError(f"{name}: merge {k} makes id {ids[2]} after a merge made id {last}; its merge "
+                             f"order is not its id order, so bpe_lesson's rank encoder would give other ids")
+        last = ids[2]
+        merges.append(((ids[0], ids[1]), ids[2]))
+    return Tokenizer(merges, pattern=pattern, special_tokens=specials, vocab=vocab, normalize=normalize)
+
+
+__all__ = ["to_huggingface", "save_huggingface", "from_huggingface", "bytes_to_unicode", "show_bytes",
+           "to_oniguruma", "from_oniguruma", "huggingface_dict"]

@@ -1,0 +1,172 @@
+"""Figures of BPE's mechanisms: one merge step on a chunk, and the merge tree of a token.
+
+Each figure has a pure layout function that computes what is drawn (which
+occurrences a merge replaces, where each node of a tree sits), tested on cases a
+reader can check by hand, and a drawing function that turns the layout into a
+matplotlib figure at most 7 inches wide.
+
+What this module does not do: choose merges or encode text (the caller passes the
+ids and the merge list), or draw token rows of a whole text (``viz.show_tokens``).
+"""
+
+from __future__ import annotations
+
+from ..textbook import merge
+
+MARK = "#ffb703"  # the merged pair, before and after
+PLAIN = "#e9ecef"  # every other token
+
+
+def token_label(b: bytes) -> str:
+    """A token's bytes as a short printable label: a space is "␣", a newline "↵".
+
+    >>> token_label(b" the"), token_label(b"\\n"), token_label(b"\\xf0\\x9f")
+    ('␣the', '↵', '\\\\xf0\\\\x9f')
+    """
+    try:
+        s = b.decode("utf-8")
+    except UnicodeDecodeError:
+        return "".join(f"\\x{x:02x}" for x in b)  # half a character: show the bytes
+    return s.replace(" ", "\u2423").replace("\n", "\u21b5").replace("\t", "\u21e5")
+
+
+def merge_step_layout(ids, pair, new_id):
+    """What merging ``pair`` does to one chunk: (after, replaced, skipped).
+
+    ``replaced``: the positions in ``ids`` where the scan replaces an occurrence;
+    ``skipped``: occurrences it cannot take because they overlap the one it just took.
+
+    >>> merge_step_layout([97, 97, 97, 98, 97, 97], (97, 97), 256)
+    ([256, 97, 98, 256], [0, 4], [1])
+    """
+    replaced, skipped, i = [], [], 0
+    while i + 1 < len(ids):
+        if (ids[i], ids[i + 1]) == pair:
+            replaced.append(i)
+            if i + 2 < len(ids) and (ids[i + 1], ids[i + 2]) == pair:
+                skipped.append(i + 1)
+            i += 2
+        else:
+            i += 1
+    after = merge(list(ids), pair, new_id)
+    return after, replaced, skipped
+
+
+def _boxes(ax, labels, y, colors, widths):
+    """One row of token boxes; returns the centre x of each box."""
+    from matplotlib.patches import FancyBboxPatch
+
+    xs, x = [], 0.0
+    for label, color, w in zip(labels, colors, widths):
+        ax.add_patch(FancyBboxPatch((x + 0.05, y - 0.3), w - 0.1, 0.6, boxstyle="round,pad=0.02",
+                                    facecolor=color, edgecolor="#495057", linewidth=0.8))
+        ax.text(x + w / 2, y, label, ha="center", va="center", fontsize=10, family="monospace")
+        xs.append(x + w / 2)
+        x += w
+    return xs
+
+
+def draw_merge_step(ids, pair, new_id, vocab, title=None):
+    """Draw one chunk before and after merging ``pair`` into ``new_id``; returns the figure.
+
+    Before: the tokens of each replaced occurrence are marked, and a bracket under the
+    row spans every occurrence of the pair: solid for those the scan replaces, dashed
+    for those it must leave because they overlap the one just taken. After: each new
+    token spans the two it replaced.
+    """
+    import matplotlib.pyplot as plt
+
+    vocab = dict(vocab)
+    vocab.setdefault(new_id, vocab[pair[0]] + vocab[pair[1]])
+    after, replaced, skipped = merge_step_layout(ids, pair, new_id)
+    width = [max(1.0, 0.28 * len(token_label(vocab[i])) + 0.4) for i in ids]
+    before_colors = [PLAIN] * len(ids)
+    for i in replaced:
+        before_colors[i] = before_colors[i + 1] = MARK
+    # after: a new token is as wide as the two boxes it replaced, so the rows line up
+    after_widths, after_colors, k = [], [], 0
+    for t in after:
+        if k in replaced:
+            after_widths.append(width[k] + width[k + 1]); after_colors.append(MARK); k += 2
+        else:
+            after_widths.append(width[k]); after_colors.append(PLAIN); k += 1
+    total = sum(width)
+    fig, ax = plt.subplots(figsize=(min(7.0, 1.2 + 0.42 * total), 2.6))
+    xs = _boxes(ax, [token_label(vocab[i]) for i in ids], 1.2, before_colors, width)
+    _boxes(ax, [token_label(vocab[i]) for i in after], 0.0, after_colors, after_widths)
+    for i, style, color, y in [(i, "-", "#fb8500", 0.78) for i in replaced] + \
+                              [(i, "--", "#219ebc", 0.68) for i in skipped]:
+        ax.plot([xs[i], xs[i], xs[i + 1], xs[i + 1]], [y + 0.08, y, y, y + 0.08], ls=style, color=color, lw=1.5)
+    ax.text(-0.15, 1.2, f"before ({len(ids)})", ha="right", va="center", fontsize=9)
+    ax.text(-0.15, 0.0, f"after ({len(after)})", ha="right", va="center", fontsize=9)
+    ax.set_xlim(-2.6, total + 0.1)
+    ax.set_ylim(-0.45, 1.6)
+    ax.axis("off")
+    pair_label = f"{token_label(vocab[pair[0]])} + {token_label(vocab[pair[1]])}"
+    counted = len(replaced) + len(skipped)
+    ax.set_title(title or f"merge ({pair_label}) -> id {new_id}: {counted} occurrence(s), "
+                 f"{len(replaced)} replaced", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def merge_tree_layout(token, merges):
+    """Where each node of ``token``'s merge tree sits: a list of (id, x, depth, children).
+
+    The leaves are the token's bytes, left to right at x = 0, 1, 2, ..., all on the
+    bottom row; a merged node sits midway between its two children, one level below
+    its parent (depth 0 is the token itself). ``children`` are the indices of the
+    node's two children in the list (``()`` for a byte). ``merges`` is the list
+    ``[((left, right), id), ...]``.
+
+    >>> for node in merge_tree_layout(257, [((97, 98), 256), ((256, 99), 257)]): print(node)
+    (257, 1.25, 0, (1, 4))
+    (256, 0.5, 1, (2, 3))
+    (97, 0.0, 2, ())
+    (98, 1.0, 2, ())
+    (99, 2.0, 2, ())
+    """
+    parts = {new_id: pair for pair, new_id in merges}  # id -> (left, right)
+    nodes, next_leaf = [], [0]
+
+    def place(t, depth):  # returns the node's index
+        at = len(nodes)
+        if t not in parts:  # a byte: the next leaf
+            nodes.append((t, float(next_leaf[0]), depth, ()))
+            next_leaf[0] += 1
+            return at
+        nodes.append(None)  # keep the parent before its children (pre-order)
+        left, right = place(parts[t][0], depth + 1), place(parts[t][1], depth + 1)
+        nodes[at] = (t, (nodes[left][1] + nodes[right][1]) / 2, depth, (left, right))
+        return at
+
+    place(token, 0)
+    bottom = max(d for _, _, d, _ in nodes)
+    return [(t, x, d if ch else bottom, ch) for t, x, d, ch in nodes]
+
+
+def draw_merge_tree(token, merges, vocab, title=None):
+    """Draw the merge tree of ``token``: its bytes at the bottom, each merge a node above.
+
+    Each merged node shows its bytes and its id; returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    nodes = merge_tree_layout(token, merges)
+    leaves = sum(1 for n in nodes if not n[3])
+    depth = max(d for _, _, d, _ in nodes)
+    fig, ax = plt.subplots(figsize=(min(7.0, 1.0 + 0.55 * leaves), 0.9 + 0.6 * depth))
+    for t, x, d, children in nodes:
+        for c in children:
+            ax.plot([x, nodes[c][1]], [-d, -nodes[c][2]], color="#adb5bd", lw=1, zorder=1)
+        label = f"{token_label(vocab[t])}\n{t}" if children else token_label(vocab[t])
+        ax.text(x, -d, label, ha="center", va="center", fontsize=9, family="monospace", zorder=2,
+                bbox=dict(boxstyle="round,pad=0.25", facecolor=MARK if children else PLAIN,
+                          edgecolor="#495057"))
+    ax.set_xlim(-0.8, leaves - 0.2)
+    ax.set_ylim(-depth - 0.6, 0.6)
+    ax.axis("off")
+    ax.set_title(title or f"merge tree of {token_label(vocab[token])!r} (id {token}): "
+                 f"{leaves} bytes, {len(nodes) - leaves} merges", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,176 @@
+// Checks run inside each page of the built book (tests/browser/check_pages.py).
+// check(kind) returns {count: {...}, problems: ["<element>: <what is wrong>", ...]}.
+// Each element is named by its tag, id/classes, the section it sits in and its first words.
+
+function describe(el) {
+  let name = el.tagName.toLowerCase();
+  if (el.id) name += "#" + el.id;
+  const cls = [...el.classList].filter(c => !c.startsWith("MathJax")).slice(0, 3);
+  if (cls.length) name += "." + cls.join(".");
+  // the nearest section with a heading of its own (a proof's body is a section too)
+  let section = el.closest("section");
+  while (section && !section.querySelector(":scope > h1, :scope > h2, :scope > h3, :scope > h4")) {
+    section = section.parentElement.closest("section");
+  }
+  const heading = section && section.querySelector(":scope > h1, :scope > h2, :scope > h3, :scope > h4");
+  const where = heading ? ` in section #${section.id} ("${heading.textContent.replace(/[#¶]/g, "").trim().slice(0, 50)}")` : "";
+  // a formula by its TeX source, an image by its file, anything else by its first words
+  const tex = el.querySelector && el.querySelector('script[type^="math/tex"]');
+  const text = ((tex && tex.textContent) || el.textContent || el.getAttribute("src") || "")
+    .replace(/\s+/g, " ").trim().slice(0, 60);
+  return `<${name}>${where} "${text}"`;
+}
+
+function visible(el) {
+  return el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
+}
+
+const article = document.querySelector("article.bd-article") || document.body;
+
+// Every expression typeset by MathJax, none in error, no TeX delimiters left in the text,
+// and inline math on the baseline of the line it sits in.
+function checkMath() {
+  const problems = [];
+  const count = {"inline math": 0, "display math": 0, "inline math on the baseline (measured)": 0};
+  const maths = [...article.querySelectorAll("span.math, div.math")]
+    .filter(el => !el.closest(".MathJax, .MathJax_Display, .MathJax_Preview"));
+  for (const el of maths) {
+    const display = el.tagName === "DIV";
+    count[display ? "display math" : "inline math"] += 1;
+    const frame = el.querySelector(display ? ".MathJax_Display .MathJax, .MathJax_Display" : ".MathJax");
+    if (!el.querySelector('script[type^="math/tex"]') || !frame) {
+      problems.push(`${describe(el)}: not typeset by MathJax`);
+      continue;
+    }
+    if (el.querySelector(".MathJax_Error, .noError, .merror")) {
+      problems.push(`${describe(el)}: MathJax reports an error`);
+      continue;
+    }
+    if (display || !visible(frame)) continue;
+    // The line's baseline: the bottom of an empty inline-block put just before the
+    // formula. The formula's baseline: the same probe inside MathJax's box.
+    const inner = frame.querySelector("span.math");
+    if (!inner) {
+      problems.push(`${describe(el)}: no MathJax box inside the formula`);
+      continue;
+    }
+    const probe = () => {
+      const p = document.createElement("span");
+      p.style.cssText = "display:inline-block;width:0;height:0;vertical-align:baseline;margin:0;padding:0;border:0";
+      return p;
+    };
+    const outside = probe(), inside = probe();
+    el.parentNode.insertBefore(outside, el);
+    inner.insertBefore(inside, inner.firstChild);
+    const line = outside.getBoundingClientRect(), mine = inside.getBoundingClientRect();
+    const box = frame.getBoundingClientRect();
+    outside.remove();
+    inside.remove();
+    if (Math.abs(line.left - box.left) > 3) continue;  // the line broke between probe and formula
+    count["inline math on the baseline (measured)"] += 1;
+    const off = line.bottom - mine.bottom;
+    if (Math.abs(off) > 1.5) {
+      problems.push(`${describe(el)}: inline math sits ${off.toFixed(1)} px ${off > 0 ? "above" : "below"} the text's baseline`);
+    }
+  }
+  // raw TeX left in the prose (code, scripts and typeset math excluded)
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {
+    acceptNode(node) {
+      return node.parentElement.closest("pre, code, script, style, textarea, .MathJax, .MathJax_Display, .MathJax_Preview, .highlight")
+        ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
+    },
+  });
+  const raw = /\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\frac|\\mathrm|\\text\{/;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const m = node.textContent.match(raw);
+    if (m) problems.push(`${describe(node.parentElement)}: raw TeX "${m[0]}" left in the text`);
+  }
+  return {count, problems};
+}
+
+// No pre block, output, table, formula or token row wider than its box.
+function checkWidths() {
+  const problems = [];
+  const count = {"pre blocks": 0, "cell outputs": 0, tables: 0, "token rows": 0};
+  if (article.scrollWidth > article.clientWidth + 1) {
+    problems.push(`${describe(article)}: the article is ${article.scrollWidth} px wide in a ${article.clientWidth} px column`);
+  }
+  const boxes = article.querySelectorAll("pre, div.cell_output, div.output, div.math, .token-row, div.highlight, div.pst-scrollable-table-container");
+  for (const el of boxes) {
+    if (!visible(el)) continue;
+    if (el.tagName === "PRE") count["pre blocks"] += 1;
+    if (el.matches("div.cell_output")) count["cell outputs"] += 1;
+    if (el.matches(".token-row")) count["token rows"] += 1;
+    if (el.scrollWidth > el.clientWidth + 1) {
+      problems.push(`${describe(el)}: content ${el.scrollWidth} px wide in a ${el.clientWidth} px box (clipped or scrolled)`);
+    }
+  }
+  for (const table of article.querySelectorAll("table")) {
+    if (!visible(table)) continue;
+    count.tables += 1;
+    const room = table.parentElement.clientWidth;
+    const width = table.getBoundingClientRect().width;
+    if (width > room + 1 || table.scrollWidth > table.clientWidth + 1) {
+      problems.push(`${describe(table)}: table ${Math.round(width)} px wide in a ${room} px box`);
+    }
+  }
+  return {count, problems};
+}
+
+// Every image loaded; a raster figure drawn at >= 80% of its natural width, so text
+// drawn at 10 pt and 100 dpi (about 14 px) stays at 11 px or more.
+function checkImages() {
+  const problems = [];
+  const count = {images: 0, "figures (size checked)": 0};
+  for (const img of document.querySelectorAll("img")) {
+    count.images += 1;
+    if (!img.complete || img.naturalWidth === 0) {
+      problems.push(`${describe(img)}: image did not load (${img.getAttribute("src")})`);
+      continue;
+    }
+    if (!article.contains(img) || /\.svg(\?|$)/.test(img.currentSrc) || !visible(img)) continue;
+    count["figures (size checked)"] += 1;
+    const shown = img.getBoundingClientRect().width;
+    if (shown < 0.8 * img.naturalWidth) {
+      problems.push(`${describe(img)}: figure ${img.naturalWidth} px wide drawn at ${Math.round(shown)} px ` +
+                    `(${Math.round(100 * shown / img.naturalWidth)}%; its text shrinks with it)`);
+    }
+  }
+  return {count, problems};
+}
+
+// Outputs a reader can use: an intended error shows its last line (the exception and
+// its message), no output names a path on the machine that built the book, and every
+// token row says what it shows.
+function checkOutputs() {
+  const problems = [];
+  const count = {"error outputs": 0};
+  const buildPath = /(\/work\/|\/home\/|\/root\/|\/tmp\/|site-packages|\.venv\/)/;
+  for (const out of article.querySelectorAll("div.cell_output")) {
+    const m = out.textContent.match(buildPath);
+    if (m) problems.push(`${describe(out)}: output names a path on the build machine ("${m[0]}")`);
+  }
+  for (const tb of article.querySelectorAll("div.cell_output .traceback, div.cell_output .output.error")) {
+    count["error outputs"] += 1;
+    const lines = tb.textContent.trim().split("\n").filter(l => l.trim());
+    if (lines.length > 2) {
+      problems.push(`${describe(tb)}: an error output of ${lines.length} lines (show the last line only)`);
+    }
+  }
+  for (const row of article.querySelectorAll(".token-row")) {
+    const label = row.querySelector(".token-row-label");
+    if (!label || !label.textContent.trim()) problems.push(`${describe(row)}: a token row without its label`);
+  }
+  return {count, problems};
+}
+
+// Unfold everything a reader can unfold (solutions, hidden cells), so the checks see it.
+function openAll() {
+  let opened = 0;
+  for (const el of document.querySelectorAll(".toggle-hidden")) {
+    const button = el.querySelector(".toggle-button") || document.querySelector(`[data-target="${el.id}"]`);
+    if (button) { button.click(); opened += 1; }
+  }
+  for (const d of article.querySelectorAll("details:not([open])")) { d.open = true; opened += 1; }
+  return {count: {"folded blocks opened": opened}, problems: []};
+}

@@ -1,0 +1,62 @@
+"""The replay of a merge list: each step's count, gain and saving winner, against a recount
+from scratch with the textbook functions, and against cases checked by hand."""
+
+import pytest
+
+from bpe_lesson import textbook
+from bpe_lesson.teaching import samples
+from bpe_lesson.teaching.replay import replay, runs
+from bpe_lesson.chunks import count_chunks, to_byte_counts
+from bpe_lesson.patterns import GPT4_PATTERN
+
+
+def recount(chunk_counts, merges, step):
+    """(f, g, tied, saving winner, its saving) of merge ``step`` (1-based), the slow way."""
+    ranks = dict(merges[: step - 1])
+    words = {}
+    for w, c in chunk_counts.items():
+        key = tuple(textbook.apply_merges(list(w), ranks))
+        words[key] = words.get(key, 0) + c
+    counts = textbook.count_pairs(words)
+    pair, new_id = merges[step - 1]
+    top = max(counts.values())
+
+    def gain(p):
+        return sum(c * (len(w) - len(textbook.merge(list(w), p, new_id))) for w, c in words.items())
+
+    # a pair removes at most its count: only pairs whose count can reach the best gain matter
+    floor = max(c for p, c in counts.items() if p[0] != p[1])
+    gains = {p: gain(p) for p, c in counts.items() if c >= floor}
+    best = max(gains.values())
+    return counts[pair], gains[pair], sum(c == top for c in counts.values()), \
+        min(p for p, g in gains.items() if g == best), best
+
+
+def test_hand_case_where_count_and_saving_disagree():
+    # "aaab" + "ab": (a, a) and (a, b) both have count 2; the rule takes (a, a), which saves 1
+    steps, words, vocab = replay({b"aaab": 1, b"ab": 1}, [((97, 97), 256)])
+    (s,) = steps
+    assert (s.count, s.gain, s.tied, s.saving_pair, s.saving) == (2, 1, 2, (97, 98), 2)
+    assert (s.run_count, s.run_gain) == (2, 1)
+    assert words == [[256, 97, 98], [97, 98]] and vocab[256] == b"aa"
+
+
+def test_replay_matches_a_recount_on_real_text():
+    docs = list(samples.prose_topics().values())[:6]
+    chunk_counts = to_byte_counts(count_chunks(docs, GPT4_PATTERN))
+    merges = textbook.train_merges(chunk_counts, 30)
+    steps, _, _ = replay(chunk_counts, merges)
+    assert len(steps) == 30
+    for step in (1, 2, 17, 30):
+        s = steps[step - 1]
+        assert (s.count, s.gain, s.tied, s.saving_pair, s.saving) == recount(chunk_counts, merges, step)
+
+
+def test_a_list_that_is_not_the_rules_pick_is_refused():
+    with pytest.raises(ValueError, match="merge 1 .* is not the rule's pick"):
+        replay({b"abab": 1, b"cd": 1}, [((99, 100), 256)])
+
+
+def test_runs():
+    assert runs([1, 1, 1, 2, 1, 1], 1) == [3, 2]
+    assert runs([1, 2, 1], 1) == [] and runs([], 1) == []

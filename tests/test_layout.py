@@ -1,0 +1,219 @@
+"""The package's import graph goes one way, and ``import bpe_lesson`` stays light.
+
+Each module of ``src/bpe_lesson`` is parsed with ``ast`` (the .pyx/.pxi files
+by their ``from .x import`` lines) and its imports of package modules become
+the edges of a graph. Checked here:
+  * the graph has no cycle;
+  * no module of the core (the flat top level) imports a subpackage, by an
+    import statement or by naming one of its modules in a string (for
+    ``importlib``), except the command line, which dispatches to each part's
+    subcommand;
+  * no package module is imported inside a function (the way a cycle is dodged);
+  * ``import bpe_lesson`` in a fresh interpreter loads no torch, matplotlib or tqdm.
+"""
+
+import ast
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import bpe_lesson
+
+ROOT = os.path.dirname(bpe_lesson.__file__)
+HEAVY = ("torch", "matplotlib", "tqdm")
+# core modules allowed to name subpackage modules, and why
+DISPATCHERS = {"bpe_lesson.cli": "the bpe-lesson command runs each part's subcommand by module name"}
+
+
+def module_files():
+    """Dotted name -> (path, is_package) for every .py, .pyx and .pxi file of the package."""
+    out = {}
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "__"))]
+        rel = os.path.relpath(folder, os.path.dirname(ROOT)).replace(os.sep, ".")
+        for f in files:
+            stem, ext = os.path.splitext(f)
+            if ext not in (".py", ".pyx", ".pxi"):
+                continue
+            name = rel if stem == "__init__" else f"{rel}.{stem}"
+            out[name] = (os.path.join(folder, f), stem == "__init__")
+    return out
+
+
+MODULES = module_files()
+
+
+def resolve(name, is_package, level, target):
+    """The absolute name of ``from <level dots><target> import ...`` written in module ``name``."""
+    if level == 0:
+        return target
+    base = name.split(".") if is_package else name.split(".")[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([target] if target else []))
+
+
+def targets(base, names):
+    """The package modules that ``from base import names`` loads."""
+    out = set()
+    for n in names:
+        if f"{base}.{n}" in MODULES:
+            out.add(f"{base}.{n}")
+        elif base in MODULES:
+            out.add(base)
+    return out
+
+
+def imports_of(name):
+    """(imported module, inside a function?) for each import of a package module in ``name``."""
+    path, is_package = MODULES[name]
+    with open(path, encoding="utf-8") as f:
+        return imports_in(f.read(), name, is_package, cython=path.endswith((".pyx", ".pxi")))
+
+
+def imports_in(source, name, is_package=False, cython=False):
+    """The same, for the source text of module ``name``."""
+    found = []
+    if cython:  # read the Python-level import lines
+        for dots, target, names in re.findall(r"^(?:from|cimport) (\.+)(\w*(?:\.\w+)*) (?:c?import) ([\w, ]+)$",
+                                              source, re.M):
+            base = resolve(name, is_package, len(dots), target)
+            found += [(m, False) for m in targets(base, [n.strip() for n in names.split(",")])]
+        return found
+
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.ImportFrom):
+                base = resolve(name, is_package, child.level, child.module or "")
+                if base.split(".")[0] == "bpe_lesson":
+                    found.extend((m, inside) for m in targets(base, [a.name for a in child.names]))
+            elif isinstance(child, ast.Import):
+                for a in child.names:
+                    parts = a.name.split(".")
+                    known = [".".join(parts[:k]) for k in range(len(parts), 0, -1) if ".".join(parts[:k]) in MODULES]
+                    if known:
+                        found.append((known[0], inside))
+            visit(child, inside)
+
+    visit(ast.parse(source), False)
+    return found
+
+
+def test_imports_in_reads_each_form():
+    # a check on the checker, on a module written for it
+    source = (
+        "import os\n"
+        "from . import ranks, _backend\n"
+        "from .patterns import GPT4_PATTERN\n"
+        "import bpe_lesson.textbook\n"
+        "def f():\n"
+        "    from tqdm import tqdm\n"
+        "    from .tokenizer import Tokenizer\n"
+        "class C:\n"
+        "    def g(self):\n"
+        "        import bpe_lesson.chunks\n"
+    )
+    assert sorted(imports_in(source, "bpe_lesson.x")) == [
+        ("bpe_lesson._backend", False), ("bpe_lesson.chunks", True), ("bpe_lesson.patterns", False),
+        ("bpe_lesson.ranks", False), ("bpe_lesson.textbook", False), ("bpe_lesson.tokenizer", True)]
+    # in a subpackage: ".." is the core, "." the subpackage itself
+    assert sorted(imports_in("from ..lm import pack\nfrom .. import chunks\nfrom . import counting\n",
+                             "bpe_lesson.scale.x")) == [
+        ("bpe_lesson.chunks", False), ("bpe_lesson.lm.pack", False), ("bpe_lesson.scale.counting", False)]
+    assert imports_in("from .ranks import vocab_from_merges\ninclude \"_scanners.pxi\"\n",
+                      "bpe_lesson._incremental", cython=True) == [("bpe_lesson.ranks", False)]
+
+
+def graph():
+    return {name: {m for m, _ in imports_of(name) if m != name} for name in MODULES}
+
+
+def is_core(name):
+    return name == "bpe_lesson" or (name.count(".") == 1 and not MODULES[name][1])
+
+
+def test_every_part_is_found():
+    # a check on the checker: it sees the core, each subpackage and the compiled sources
+    for name in ["bpe_lesson", "bpe_lesson.tokenizer", "bpe_lesson._incremental", "bpe_lesson._scanners",
+                 "bpe_lesson.scale", "bpe_lesson.scale.phases", "bpe_lesson.lm.pack", "bpe_lesson.cousins.unigram",
+                 "bpe_lesson.teaching.viz"]:
+        assert name in MODULES, name
+    g = graph()
+    assert "bpe_lesson.ranks" in g["bpe_lesson._incremental"]  # read from the .pyx
+    assert "bpe_lesson._char_classes" in g["bpe_lesson._scanners"]  # read from the .pxi
+    assert "bpe_lesson.chunks" in g["bpe_lesson.scale.counting"]  # from ..chunks import
+
+
+def find_cycle(g):
+    """A cycle as a list of modules, or None (depth-first search, colouring nodes)."""
+    state = {}  # name -> "open" while on the stack, "done" after
+
+    def dfs(node, path):
+        state[node] = "open"
+        for nxt in sorted(g.get(node, ())):
+            if state.get(nxt) == "open":
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = dfs(nxt, path + [nxt])
+                if found:
+                    return found
+        state[node] = "done"
+        return None
+
+    for start in sorted(g):
+        if start not in state:
+            found = dfs(start, [start])
+            if found:
+                return found
+    return None
+
+
+def test_find_cycle_finds_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_the_import_graph_has_no_cycle():
+    assert find_cycle(graph()) is None
+
+
+def test_the_core_imports_no_subpackage():
+    subpackage_modules = {n for n in MODULES if not is_core(n)}
+    bad = []
+    for name in sorted(filter(is_core, MODULES)):
+        imported = {m for m, _ in imports_of(name)}
+        path = MODULES[name][0]
+        if path.endswith(".py"):  # modules named in strings, as importlib.import_module takes them
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            imported |= {node.value for node in ast.walk(tree)
+                         if isinstance(node, ast.Constant) and node.value in subpackage_modules}
+        for m in sorted(imported & subpackage_modules):
+            if name not in DISPATCHERS:
+                bad.append(f"{name} imports {m}")
+    assert bad == []
+
+
+def test_the_command_line_is_a_dispatcher():
+    # the exemption above holds only while cli names subpackage modules
+    from bpe_lesson import cli
+
+    assert {module for module, _ in cli.COMMANDS.values()} <= {n for n in MODULES if not is_core(n)}
+
+
+def test_no_package_module_is_imported_inside_a_function():
+    bad = [f"{name} imports {m} inside a function" for name in sorted(MODULES)
+           for m, inside in imports_of(name) if inside]
+    assert bad == []
+
+
+def test_importing_the_package_loads_no_heavy_library():
+    code = ("import sys, bpe_lesson; "
+            f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))")
+    for env in ({}, {"BPE_LESSON_PUREPYTHON": "1"}):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env=dict(os.environ, **env)).stdout
+        assert out.strip() == "[]", env
