@@ -9,7 +9,7 @@ MATHJAX := _mathjax/mathjax
 CHROMEDRIVER := /usr/bin/chromedriver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup test test-unit test-browser book lab student execute clean
+.PHONY: setup test test-unit test-exhaustive test-browser book lab student execute clean
 
 setup: $(STAMP)
 
@@ -48,6 +48,10 @@ $(CHROMEDRIVER):
 
 test-unit: setup
 	$(PY) -m pytest -q tests
+
+# every code point on the readable encoder too (about 15 minutes; make test sweeps the compiled one)
+test-exhaustive: setup
+	$(PY) -m pytest -q tests/test_unicode_classes.py -m "slow or exhaustive"
 
 book: setup $(MATHJAX)/MathJax.js
 	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .

@@ -18,6 +18,7 @@ BACKENDS = ["python", "cython"]
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: larger inputs; skipped in the second, pure-Python run of the suite")
+    config.addinivalue_line("markers", "exhaustive: with -m exhaustive, the sweeps too long for make test run in full")
 
 
 @pytest.fixture(params=BACKENDS, scope="session")

@@ -94,8 +94,8 @@ class ExactSplitter:
     ``finditer`` use the exact one only for text that holds a code point the two
     tables disagree about (``unicode_classes.needs_exact``), where the chunks differ.
 
-    >>> ExactSplitter(GPT2_PATTERN).findall("\u05c8'z")   # U+05C8 is unassigned for tiktoken
-    ['\u05c8', "'z"]
+    >>> ExactSplitter(GPT2_PATTERN).findall("\u05c8'z")   # U+05C8 is unassigned for tiktoken: not \p{L}
+    ["\\u05c8'", 'z']
     """
 
     def __init__(self, pattern: str):
