@@ -94,7 +94,7 @@ class ExactSplitter:
     ``finditer`` use the exact one only for text that holds a code point the two
     tables disagree about (``unicode_classes.needs_exact``), where the chunks differ.
 
-    >>> ExactSplitter(GPT2_PATTERN).findall("\u05c8'z")   # U+05C8 is unassigned for tiktoken: not \p{L}
+    >>> ExactSplitter(GPT2_PATTERN).findall("\u05c8'z")   # U+05C8 is unassigned for tiktoken: no letter
     ["\\u05c8'", 'z']
     """
 
