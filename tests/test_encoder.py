@@ -12,6 +12,7 @@ import pickle
 import random
 import threading
 
+import numpy as np
 import pytest
 import tiktoken
 from hypothesis import given, settings
@@ -129,12 +130,12 @@ def test_special_tokens_and_batches(small, backend):
     texts = ["Hello<|endoftext|>world", "", "x" * 50, *MULTILINGUAL.values()]
     one = [tok.encode(t, allowed_special="all") for t in texts]
     assert one == [reference(tok, t, allowed_special="all") for t in texts]
-    assert tok.encode_batch(texts, threads=2, allowed_special="all") == one
-    assert tok.encode_batch(texts, threads=1, allowed_special="all") == one
+    assert tok.encode_batch(texts, num_threads=2, allowed_special="all") == one
+    assert tok.encode_batch(texts, num_threads=1, allowed_special="all") == one
     with pytest.raises(ValueError, match="disallowed"):
-        tok.encode_batch(texts, threads=2)
+        tok.encode_batch(texts, num_threads=2)
     with pytest.raises(ValueError, match="threads must be a positive int"):
-        tok.encode_batch(texts, threads=0)
+        tok.encode_batch(texts, num_threads=0)
 
 
 def test_lone_surrogates_become_replacement_characters_on_both_backends(small, backend):
@@ -221,3 +222,71 @@ def test_cl100k_equals_tiktoken_on_real_text(cl100k, cl100k_tiktoken, backend, s
     for text in ["".join(stdlib_docs[:10]), "".join(prose_docs[:60]), "\n".join(MULTILINGUAL.values()),
                  " " * 3000 + "end", "x" * 2000]:
         assert tok.encode_ordinary(text) == cl100k_tiktoken.encode_ordinary(text)
+
+
+# ---- the fast paths: front cache, NumPy output, compiled batch ------------------
+
+def front_cache_texts():
+    """Texts whose chunks test the front cache's keys (16 zero-padded bytes and a length)."""
+    # chunks equal once zero-padded: "!", "!\0", "!\0\0" (digits keep them apart)
+    padded = "1!\x001!1!\x00\x001!\x001!"
+    # chunks that agree on their first 8 or 15 bytes, and chunks of 15, 16 and 17 bytes
+    near = " ".join(["abcdefgh", "abcdefghi", "abcdefghij", "abcdefghijklmnop", "abcdefghijklmnoq",
+                     "x" * 15, "x" * 16, "x" * 17, "X" * 16 + "y", "y" * 16])
+    # more distinct short chunks than the cache has entries, each seen twice
+    many = " ".join(f"w{k:x}q" for k in range(40_000))
+    return [padded, near, near[::-1], many + " " + many]
+
+
+def test_front_cache_keeps_chunks_apart(cl100k, cl100k_tiktoken, backend):
+    tok = with_backend(cl100k, backend)
+    for text in front_cache_texts():
+        assert tok.encode_ordinary(text) == cl100k_tiktoken.encode_ordinary(text)
+        # the last chunk near the end of the text takes the copied-key path
+        for k in range(1, 20):
+            assert tok.encode_ordinary(text[:k]) == cl100k_tiktoken.encode_ordinary(text[:k]), text[:k]
+            assert tok.encode_ordinary(text[-k:]) == cl100k_tiktoken.encode_ordinary(text[-k:]), text[-k:]
+
+
+def test_encode_to_numpy_gives_tiktokens_ids_in_the_dtype_asked(cl100k, cl100k_tiktoken, backend, stdlib_docs):
+    tok = with_backend(cl100k, backend)
+    text = "".join(stdlib_docs[:5])
+    want = cl100k_tiktoken.encode_to_numpy(text)
+    got = tok.encode_to_numpy(text)
+    assert got.dtype == np.uint32 and got.tolist() == want.tolist()
+    assert tok.encode_to_numpy(text, dtype=np.int64).tolist() == want.tolist()
+    assert tok.encode_to_numpy("hello world", dtype="uint16").tolist() == cl100k_tiktoken.encode("hello world")
+    with pytest.raises(ValueError, match=r"id [\d,]+ does not fit in uint16 \(at most 65,535\)"):
+        tok.encode_to_numpy(text + " Straßenbahnhaltestelle", dtype=np.uint16)
+    with pytest.raises(TypeError, match="integer type"):
+        tok.encode_to_numpy(text, dtype=np.float32)
+    special = "a<|endoftext|>b"
+    assert tok.encode_to_numpy(special, allowed_special="all").tolist() == \
+        cl100k_tiktoken.encode(special, allowed_special="all")
+    with pytest.raises(ValueError, match="disallowed"):
+        tok.encode_to_numpy(special)
+    assert tok.encode_to_numpy("").tolist() == []
+
+
+@pytest.mark.parametrize("num_threads", [1, 2, 3])
+def test_encode_batch_equals_tiktokens_batch(cl100k, cl100k_tiktoken, backend, stdlib_docs, num_threads):
+    tok = with_backend(cl100k, backend)
+    docs = [*stdlib_docs[:40], "", "x", *MULTILINGUAL.values(), *front_cache_texts()[:3]]
+    assert tok.encode_batch(docs, num_threads=num_threads) == \
+        cl100k_tiktoken.encode_ordinary_batch(docs, num_threads=2)
+    # a lone surrogate anywhere: U+FFFD, as tiktoken does
+    odd = [docs[0], "ab\ud800cd", docs[1]]
+    assert tok.encode_batch(odd, num_threads=num_threads) == [cl100k_tiktoken.encode_ordinary(t) for t in odd]
+    with pytest.raises(ValueError, match="disallowed"):
+        tok.encode_batch([*docs, "a<|endoftext|>"], num_threads=num_threads)
+    assert tok.encode_batch(["a<|endoftext|>"], num_threads=num_threads, disallowed_special=()) == \
+        [cl100k_tiktoken.encode_ordinary("a<|endoftext|>")]
+    with pytest.raises(TypeError, match="encode takes a str, got bytes"):
+        tok.encode_batch([*docs, b"bytes"], num_threads=num_threads)
+
+
+@needs_cython
+def test_the_compiled_encoder_is_built_with_the_tokenizer(small):
+    # built at construction, so that the first encode pays for no table
+    tok = Tokenizer(small.merges, pattern=small.pattern, backend="cython")
+    assert isinstance(tok._fast, _encoder.Encoder)

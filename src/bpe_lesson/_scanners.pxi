@@ -4,7 +4,7 @@
 #
 # Each scanner is its regex transcribed alternative by alternative (the comments
 # quote the piece of regex each branch implements), over a table of character
-# classes computed from the ``regex`` module itself. That table is built in ONE
+# classes taken from tiktoken's own regex engine. That table is built in ONE
 # place, ``_char_classes.py`` (``class_tables``); here it is only read, through
 # the pointers below, which ``_build_tables`` fills once per extension (the bytes
 # themselves are built once per process and shared). tests/test_scanner.py checks

@@ -24,6 +24,8 @@ import os
 import random
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 from . import _backend, tiktoken_io
 from ._files import atomic_write
 from .normalize import FORMS as NORMALIZATION_FORMS
@@ -202,21 +204,27 @@ class Tokenizer:
         except UnicodeEncodeError:
             return self._encode_split(replace_surrogates(text))
 
-    def _encode_split(self, text: str, offset: int = 0, dropout: float = 0.0, rng=None) -> list[int]:
+    def _encode_split(self, text: str, offset: int = 0, dropout: float = 0.0, rng=None, array=False):
         """Split (already normalized) text into chunks and encode each (with BPE-dropout when
         ``dropout`` > 0: the readable loop, uncached, on either backend).
 
         Text the pattern leaves unmatched raises ``ValueError`` naming its position
         (``offset``: where ``text`` starts in what the caller passed to ``encode``).
+        ``array``: return a NumPy uint32 array instead of a list.
         """
         fast = self._fast_encoder()
         if fast is not None and not dropout:
-            ids = fast.encode_ordinary(text)  # the same steps, compiled
+            # the same steps, compiled
+            ids = fast.encode_to_numpy(text) if array else fast.encode_ordinary(text)
             # subtle: the compiled encoder, like tiktoken, encodes the matches only; the ids
             # hold every byte of the text exactly when the pattern covered all of it
-            if self._check_cover and sum(len(self.vocab[i]) for i in ids) != len(text.encode("utf-8")):
-                self._refuse_uncovered(text, offset)
+            if self._check_cover:
+                covered = sum(len(self.vocab[i]) for i in (ids.tolist() if array else ids))
+                if covered != len(text.encode("utf-8")):
+                    self._refuse_uncovered(text, offset)
             return ids
+        if array:
+            return np.array(self._encode_split(text, offset, dropout, rng), dtype=np.uint32)
         chunks = self._split(text) if self._split is not None else ([text] if text else [])
         if self._check_cover and sum(map(len, chunks)) != len(text):
             self._refuse_uncovered(text, offset)
@@ -243,7 +251,8 @@ class Tokenizer:
         value = _backend.resolve_backend(value)
         if getattr(self, "_backend", None) != value:
             self._backend = value
-            self._fast = None  # the compiled _encoder.Encoder, built at the first encode
+            self._fast = None  # the compiled _encoder.Encoder, built now: not inside the first encode
+            self._fast_encoder()
 
     def _fast_encoder(self):
         """The compiled encoder (built once), or None when the backend is "python"."""
@@ -254,10 +263,10 @@ class Tokenizer:
                 self._fast = _backend._encoder.Encoder(self._ranks, self.pattern)
         return self._fast or None
 
-    def encode_batch(self, texts, threads=None, allowed_special=(), disallowed_special="all") -> list[list[int]]:
+    def encode_batch(self, texts, num_threads=None, allowed_special=(), disallowed_special="all") -> list[list[int]]:
         """Encode many texts: the same ids as ``[self.encode(t, ...) for t in texts]``.
 
-        ``threads`` workers (default: one per core) share the texts. The compiled
+        ``num_threads`` workers (default: one per core) share the texts. The compiled
         encoder lets go of Python's GIL while it scans and merges, so they run in
         parallel; with the Python backend they take turns.
         """
@@ -265,17 +274,51 @@ class Tokenizer:
             raise TypeError(f"encode_batch takes a list of texts, got one {type(texts).__name__} "
                             f"({texts[:30]!r}); use encode() for one text, or pass [text]")
         texts = list(texts)
-        threads = _backend.CORES if threads is None else threads
+        threads = _backend.CORES if num_threads is None else num_threads
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads must be a positive int or None (one per core), got {threads!r}")
+            raise ValueError(f"num_threads must be a positive int or None (one per core), got {threads!r}")
 
         def one(text):
             return self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
 
+        fast = self._fast_encoder()
+        allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
+        if fast is None or allowed or self._check_cover:
+            # the text-by-text path: the Python backend, allowed special tokens, or a pattern to check
+            if threads == 1 or len(texts) < 2:
+                return [one(t) for t in texts]
+            with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
+                return list(pool.map(one, texts))
+
+        def share(part):
+            # checked and normalized here (holding the GIL), then encoded in one compiled call (without it)
+            ready = []
+            for text in part:
+                if not isinstance(text, str):
+                    raise TypeError(f"encode takes a str, got {type(text).__name__}")
+                text = normalize_text(text, self.normalize)
+                self._refuse_specials(text, disallowed)
+                ready.append(text)
+            try:
+                return fast.encode_batch(ready)
+            except UnicodeEncodeError:  # a lone surrogate somewhere: encode() replaces it
+                return [one(t) for t in part]
+
         if threads == 1 or len(texts) < 2:
-            return [one(t) for t in texts]
-        with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
-            return list(pool.map(one, texts))
+            return share(texts)
+        # 4 shares a thread, cut where the characters so far pass k/shares of the total
+        parts, cut, done = [], 0, 0
+        total = sum(len(t) if isinstance(t, str) else 1 for t in texts)
+        shares = 4 * threads
+        for k, text in enumerate(texts):
+            done += len(text) if isinstance(text, str) else 1
+            if done * shares >= (len(parts) + 1) * total:
+                parts.append(texts[cut:k + 1])
+                cut = k + 1
+        if cut < len(texts):
+            parts.append(texts[cut:])
+        with ThreadPoolExecutor(max_workers=min(threads, len(parts))) as pool:
+            return [ids for done_part in pool.map(share, parts) for ids in done_part]
 
     def encode(self, text: str, allowed_special=(), disallowed_special="all", dropout=0.0, seed=None) -> list[int]:
         """Encode text to ids, with tiktoken's rules for special tokens.
@@ -289,6 +332,10 @@ class Tokenizer:
         (``random.Random(seed)``): the same seed gives the same ids on either
         backend, because with ``dropout`` > 0 both run the readable loop.
         """
+        return self._checked(text, allowed_special, disallowed_special, dropout, seed, array=False)
+
+    def _checked(self, text, allowed_special, disallowed_special, dropout, seed, array):
+        """``encode``'s argument checks, then ``_encode`` (``array``: a NumPy uint32 array)."""
         if not isinstance(text, str):
             raise TypeError(f"encode takes a str, got {type(text).__name__}")
         for name, value in (("allowed_special", allowed_special), ("disallowed_special", disallowed_special)):
@@ -298,28 +345,40 @@ class Tokenizer:
         if not (isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0):
             raise ValueError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
         try:
-            return self._encode(text, allowed_special, disallowed_special, dropout, seed)
+            return self._encode(text, allowed_special, disallowed_special, dropout, seed, array)
         except UnicodeEncodeError:
-            return self._encode(replace_surrogates(text), allowed_special, disallowed_special, dropout, seed)
+            return self._encode(replace_surrogates(text), allowed_special, disallowed_special, dropout, seed, array)
 
-    def _encode(self, text: str, allowed_special, disallowed_special, dropout=0.0, seed=None) -> list[int]:
+    def encode_to_numpy(self, text: str, dtype=np.uint32, allowed_special=(), disallowed_special="all") -> np.ndarray:
+        """``encode`` as a NumPy array of ``dtype``: the same ids, without a Python list.
+
+        The compiled backend writes the ids straight into the array (no Python int is
+        made); ``pack`` uses it. ``dtype``: an integer type; an id too large for it
+        raises ``ValueError`` (uint16 holds ids up to 65,535).
+
+        >>> tok = Tokenizer([((97, 97), 256)], pattern=None)
+        >>> tok.encode_to_numpy("aaab"), tok.encode_to_numpy("aaab", dtype="uint16").dtype
+        (array([256,  97,  98], dtype=uint32), dtype('uint16'))
+        """
+        dtype = np.dtype(dtype)
+        if dtype.kind not in "ui":
+            raise TypeError(f"dtype must be an integer type such as uint32 or uint16, got {dtype.name}")
+        ids = self._checked(text, allowed_special, disallowed_special, 0.0, None, array=True)
+        top = np.iinfo(dtype).max
+        if ids.dtype != dtype:
+            if len(ids) and int(ids.max()) > top:
+                raise ValueError(f"id {int(ids.max()):,} does not fit in {dtype.name} (at most {top:,}); "
+                                 f"use a wider dtype such as uint32")
+            ids = ids.astype(dtype)
+        return ids
+
+    def _encode(self, text: str, allowed_special, disallowed_special, dropout=0.0, seed=None, array=False):
         rng = random.Random(seed) if dropout else None  # one stream of draws per call
         text = normalize_text(text, self.normalize)  # before special tokens and the split, as in training
-        allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
-        unknown = allowed - set(self.special_tokens)
-        if unknown:
-            raise ValueError(f"allowed_special names {sorted(unknown)!r}, which this tokenizer does not have "
-                             f"(its special tokens: {sorted(self.special_tokens)!r})")
-        disallowed = set(self.special_tokens) - allowed if disallowed_special == "all" else set(disallowed_special)
-        if disallowed:
-            m = special_regex(disallowed).search(text)
-            if m:
-                raise ValueError(
-                    f"the text contains the special token {m.group()!r} at character {m.start()}, which is "
-                    f"disallowed; pass allowed_special={{{m.group()!r}}} to encode it as its id, or "
-                    f"disallowed_special=() to encode it as plain text")
+        allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
+        self._refuse_specials(text, disallowed)
         if not allowed:
-            return self._encode_split(text, 0, dropout, rng)
+            return self._encode_split(text, 0, dropout, rng, array)
         out = []
         at = 0  # where the piece starts in the text
         for piece, special in split_specials(text, allowed):
@@ -328,7 +387,28 @@ class Tokenizer:
             else:
                 out.extend(self._encode_split(piece, at, dropout, rng))
             at += len(piece)
-        return out
+        return np.array(out, dtype=np.uint32) if array else out
+
+    def _special_sets(self, allowed_special, disallowed_special) -> tuple[set, set]:
+        """``encode``'s two arguments as the sets of allowed and of disallowed special tokens."""
+        allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
+        unknown = allowed - set(self.special_tokens)
+        if unknown:
+            raise ValueError(f"allowed_special names {sorted(unknown)!r}, which this tokenizer does not have "
+                             f"(its special tokens: {sorted(self.special_tokens)!r})")
+        disallowed = set(self.special_tokens) - allowed if disallowed_special == "all" else set(disallowed_special)
+        return allowed, disallowed
+
+    @staticmethod
+    def _refuse_specials(text: str, disallowed) -> None:
+        """Raise ``ValueError`` at the first disallowed special token in ``text``."""
+        m = special_regex(disallowed).search(text) if disallowed else None
+        if m is not None:
+            at, token = m.start(), m.group()
+            raise ValueError(
+                f"the text contains the special token {token!r} at character {at}, which is "
+                f"disallowed; pass allowed_special={{{token!r}}} to encode it as its id, or "
+                f"disallowed_special=() to encode it as plain text")
 
     # ---- decoding ---------------------------------------------------------
     def decode_bytes(self, ids) -> bytes:

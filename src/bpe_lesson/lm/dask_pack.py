@@ -92,14 +92,14 @@ def encode_group(paths, read, text_field, tok_path, tok_sha256, eos_id, dtype, s
         if not text:
             lengths.append(0)
             continue
-        ids = tok.encode_ordinary(text)
+        ids = tok.encode_to_numpy(text, dtype=dt, disallowed_special=())  # encode_ordinary's ids, as an array
         n = len(ids) + 1
         if n > shard_tokens:
             raise ValueError(f"document {label} is {n - 1} tokens + 1 EOS = {n}, more than --shard-tokens "
                              f"{shard_tokens}; a document never spans two shards, so raise the budget")
         a = np.empty(n, dtype=dt)
-        a[:-1] = ids  # numpy raises on an id too big for the dtype
-        a[-1] = eos_id
+        a[:-1] = ids
+        a[-1] = eos_id  # numpy raises on an id too big for the dtype
         arrays.append(a)
         lengths.append(n)
     lengths = np.array(lengths, dtype=np.int64)

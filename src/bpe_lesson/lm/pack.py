@@ -152,14 +152,17 @@ def _init_worker(tokenizer, eos_id, dtype):
 def _encode_batch(texts):
     """Encode documents; return (lengths with the EOS, all ids with an EOS after each)."""
     tok, eos = _worker["tokenizer"], _worker["eos_id"]
-    flat, lengths = [], []  # list[int], list[int]
-    for text in texts:
-        ids = tok.encode_ordinary(text)
-        flat.extend(ids)
-        flat.append(eos)
-        lengths.append(len(ids) + 1)
     # subtle: "<" pins little-endian, whatever the machine; numpy raises on an id too big for the dtype
-    return np.array(lengths, dtype=np.int64), np.array(flat, dtype=np.dtype(_worker["dtype"]).newbyteorder("<"))
+    dtype = np.dtype(_worker["dtype"]).newbyteorder("<")
+    end = np.array([eos], dtype=dtype)
+    parts, lengths = [], []  # arrays of ids, an EOS after each; int per document
+    for text in texts:
+        # encode_ordinary's ids (special tokens' text is plain text), as an array: no Python int per id
+        ids = tok.encode_to_numpy(text, dtype=dtype, disallowed_special=())
+        parts += (ids, end)
+        lengths.append(len(ids) + 1)
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+    return np.array(lengths, dtype=np.int64), flat
 
 
 def _encoded(batches, tokenizer, tokenizer_path, eos_id, dtype, processes):

@@ -1,0 +1,96 @@
+# The front cache of the compiled encoder: the ids of short chunks, in a table
+# small enough to stay in the processor's L2 cache. Included by _encoder.pyx
+# after _hashtable.pxi.
+#
+# Why it exists: the rank table of GPT-4's vocabulary is 8 MB (GPT-4o's 16 MB),
+# far larger than the L2 cache, so every probe of it is a wait on memory, and
+# perf found half of encode_piece's samples on the load of the first slot.
+# Real text repeats a few thousand chunks most of the time ("self", " the",
+# four spaces); their ids sit here, in 16,384 entries of 32 bytes (512 KB).
+#
+# One entry per slot (direct-mapped): a chunk of at most FRONT_KEY bytes is
+# its own key, zero-padded into two 64-bit words, so a lookup is two loads, two
+# masks and one compare, with no pointer to follow and no key bytes elsewhere.
+# Up to FRONT_IDS ids are kept inline. A miss falls through to the rank table,
+# the chunk cache and the merge (encode_piece), and the result then overwrites
+# the slot: the newest chunk wins, which keeps the hot ones in.
+#
+# Exactness: an entry matches only when the length and all 16 padded bytes are
+# equal, so a hit returns the ids of exactly that chunk. The slot number is a
+# hash, and a collision only costs a miss.
+#
+# What this file does not do: hold chunks longer than FRONT_KEY bytes or with
+# more than FRONT_IDS ids (the chunk cache in _encoder.pyx holds those).
+
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy, memset
+
+cdef enum:
+    FRONT_BITS = 14     # 2^14 = 16,384 entries x 32 bytes = 512 KB
+    FRONT_KEY = 16      # the longest chunk it holds, in bytes
+    FRONT_IDS = 3       # the most ids an entry holds
+
+cdef struct Front:
+    uint64_t k0, k1     # the chunk's bytes 0-7 and 8-15, zero-padded
+    uint8_t klen        # the chunk's length; 0 marks an empty entry (no chunk is empty)
+    uint8_t nids        # how many of ids[] are its ids
+    uint16_t unused
+    uint32_t ids[3]     # FRONT_IDS
+
+# MASK0[L], MASK1[L]: the words that keep bytes 0..L-1 of a 16-byte key and zero
+# the rest; built from byte patterns, so they are right on either byte order
+cdef uint64_t MASK0[17]
+cdef uint64_t MASK1[17]
+
+
+cdef _fill_masks():
+    cdef uint8_t pattern[16]
+    cdef int L
+    for L in range(17):
+        memset(pattern, 0, 16)
+        memset(pattern, 0xFF, L)
+        memcpy(&MASK0[L], pattern, 8)
+        memcpy(&MASK1[L], pattern + 8, 8)
+
+
+_fill_masks()
+
+
+cdef inline void front_key(const uint8_t* p, Py_ssize_t L, const uint8_t* end,
+                           uint64_t* k0, uint64_t* k1) noexcept nogil:
+    """The 16-byte key of chunk p[0:L] (L <= FRONT_KEY); never reads past ``end``.
+
+    subtle: most chunks are read as two full words, bytes past the chunk
+    included, and the masks zero those; only within 16 bytes of the text's end
+    is the chunk copied into a zeroed buffer first.
+    """
+    cdef uint64_t w[2]
+    if end - p >= 16:
+        memcpy(w, p, 16)
+    else:
+        w[0] = 0
+        w[1] = 0
+        memcpy(w, p, L)
+    k0[0] = w[0] & MASK0[L]
+    k1[0] = w[1] & MASK1[L]
+
+
+cdef inline Front* front_slot(Front* F, uint64_t k0, uint64_t k1, Py_ssize_t L) noexcept nogil:
+    """The one entry a key may sit in: the top bits of a multiplicative hash."""
+    cdef uint64_t x = (k0 ^ (k1 * <uint64_t>0xC2B2AE3D27D4EB4FULL) ^ <uint64_t>L) * <uint64_t>0x9E3779B97F4A7C15ULL
+    return &F[x >> (64 - FRONT_BITS)]
+
+
+cdef inline void front_fill(Front* f, uint64_t k0, uint64_t k1, Py_ssize_t L,
+                            const uint32_t* ids, Py_ssize_t m) noexcept nogil:
+    """Put a chunk's ids (m <= FRONT_IDS of them) in its entry, over whatever was there."""
+    f.k0 = k0
+    f.k1 = k1
+    f.klen = <uint8_t>L
+    f.nids = <uint8_t>m
+    memcpy(f.ids, ids, m * sizeof(uint32_t))
+
+
+cdef Front* front_new() noexcept nogil:
+    return <Front*>calloc(1 << FRONT_BITS, sizeof(Front))
