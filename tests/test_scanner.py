@@ -20,6 +20,7 @@ what both backends do with them (tiktoken's ids).
 """
 
 import random
+from collections import Counter
 
 import pytest
 import regex
@@ -97,6 +98,41 @@ def test_scanner_equals_regex_on_tricky_text(text):
     split = _encoder.split_chunks
     for name in NAMES:
         assert split(text, name) == expected(text, name), name
+
+
+# runs that end on either side of the scanners' eight-byte steps (SWAR), and what may follow them
+RUNS = [c * k for c in ("a", "Z", "aZ", "Zab", " ", "1", "!") for k in (7, 8, 9, 15, 16, 17)]
+AFTER = ["é", "É", "\u0301", "中", "\xa0", "\u3000", "'s", "'LL", "\n", "\r\n", "٣", "ǅ", "ʰ", "A", "a", " ",
+         # the ASCII bytes just outside the letter and digit ranges: @ [ ` { / : and the ones folding onto them
+         "@", "[", "`", "{", "/", ":", "\x1b", "\x1f", "\x7f", "\t"]
+
+
+@needs_cython
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(st.one_of(st.sampled_from(RUNS), st.sampled_from(AFTER), st.sampled_from(TRICKY)),
+                     max_size=12).map("".join))
+@example(text="abcdefgh\u0301")
+@example(text="ABCDEFGHé")
+@example(text=" " * 16 + "\u3000x")
+@example(text="x" + "Z" * 9 + "'s")
+def test_scanner_equals_regex_across_eight_byte_steps(text):
+    assume(not needs_exact(text))
+    for name in NAMES:
+        assert _encoder.split_chunks(text, name) == expected(text, name), name
+        # the trainer's chunk counter reads the same scanners
+        counter = _incremental.ChunkCounter(name)
+        counter.add(text)
+        assert counter.to_dict() == Counter(c.encode("utf-8", "surrogatepass") for c in expected(text, name))
+
+
+@needs_cython
+def test_scanner_equals_regex_at_every_run_boundary():
+    # every run, then every piece that may end it, with a prefix and a tail
+    for run in RUNS:
+        for after in AFTER:
+            for text in (run + after + "x", " " + run + after, "(" + run + after + run):
+                for name in NAMES:
+                    assert _encoder.split_chunks(text, name) == expected(text, name), (name, text)
 
 
 @needs_cython

@@ -1,12 +1,15 @@
-# The front cache of the compiled encoder: the ids of short chunks, in a table
-# small enough to stay in the processor's L2 cache. Included by _encoder.pyx
-# after _hashtable.pxi.
+# The front cache of the compiled encoder: the ids of short chunks, in a small
+# table of entries with no pointer in them. Included by _encoder.pyx after
+# _hashtable.pxi.
 #
 # Why it exists: the rank table of GPT-4's vocabulary is 8 MB (GPT-4o's 16 MB),
-# far larger than the L2 cache, so every probe of it is a wait on memory, and
-# perf found half of encode_piece's samples on the load of the first slot.
-# Real text repeats a few thousand chunks most of the time ("self", " the",
-# four spaces); their ids sit here, in 16,384 entries of 32 bytes (512 KB).
+# with one 32-byte slot per token spread over it, so nearly every probe of it
+# waits on main memory; perf found half of encode_piece's samples on the load of
+# the first slot. Real text repeats a few thousand chunks most of the time
+# ("self", " the", four spaces); their ids sit here, in 65,536 entries of 32
+# bytes (2 MB: in the L3 cache; _encoder.pyx prefetches each entry while it cuts
+# the next chunks, so the wait overlaps other work). 16,384 entries (512 KB, the
+# L2 cache of a core here) hit less often and were no faster once prefetched.
 #
 # One entry per slot (direct-mapped): a chunk of at most FRONT_KEY bytes is
 # its own key, zero-padded into two 64-bit words, so a lookup is two loads, two
@@ -27,7 +30,7 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
 cdef enum:
-    FRONT_BITS = 14     # 2^14 = 16,384 entries x 32 bytes = 512 KB
+    FRONT_BITS = 16     # 2^16 = 65,536 entries x 32 bytes = 2 MB
     FRONT_KEY = 16      # the longest chunk it holds, in bytes
     FRONT_IDS = 3       # the most ids an entry holds
 

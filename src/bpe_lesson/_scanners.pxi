@@ -160,9 +160,71 @@ cdef inline uint8_t ci_at(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, int* ln)
     return ci(dec(s, i, ln))
 
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* How many of the 8 bytes at p, from the first, are ASCII bytes in [lo, hi]
+       (fold: after setting bit 0x20, which lower-cases ASCII letters). Eight bytes
+       at once in one 64-bit word, with no branch per byte (SWAR): each byte's top
+       bit is cleared first, so adding to one byte never carries into the next. */
+    static inline int bpe_ascii_span8(const unsigned char* p, unsigned lo, unsigned hi, int fold) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        const uint64_t ones = 0x0101010101010101ULL, tops = 0x8080808080808080ULL;
+        uint64_t w, x, in, out;
+        memcpy(&w, p, 8);
+        x = (fold ? (w | 0x2020202020202020ULL) : w) & ~tops;
+        in = (x + (0x80 - lo) * ones) & ~(x + (0x7F - hi) * ones) & ~w & tops;
+        out = ~in & tops;                   /* the top bit of every byte outside the range */
+        return out ? __builtin_ctzll(out) >> 3 : 8;
+    #else
+        int k = 0;
+        while (k < 8 && p[k] < 0x80 && (unsigned)((fold ? (p[k] | 0x20) : p[k]) - lo) <= hi - lo) k++;
+        return k;
+    #endif
+    }
+    """
+    int ascii_span8 "bpe_ascii_span8"(const uint8_t* p, unsigned lo, unsigned hi, int fold) noexcept nogil
+
+
+cdef inline Py_ssize_t ascii_run(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, uint8_t bit) noexcept nogil:
+    """Where the ASCII part of a run of class ``bit`` (F_L, F_U, F_W or F_N) starting at
+    byte i ends, eight bytes a step: an ASCII letter is L, an upper-case one U, a
+    lower-case one W, a digit N, and no other ASCII byte is any of these."""
+    cdef int k
+    cdef unsigned lo, hi
+    cdef int fold = 0
+    if bit == F_L:
+        lo, hi, fold = 97, 122, 1     # a-z, A-Z
+    elif bit == F_W:
+        lo, hi = 97, 122              # a-z
+    elif bit == F_U:
+        lo, hi = 65, 90               # A-Z
+    elif bit == F_N:
+        lo, hi = 48, 57               # 0-9
+    else:
+        return i
+    while i + 8 <= n:
+        k = ascii_span8(s + i, lo, hi, fold)
+        i += k
+        if k < 8:
+            break
+    return i
+
+
+cdef inline Py_ssize_t ascii_span(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, uint8_t bit) noexcept nogil:
+    """Where the ASCII bytes of class ``bit`` starting at byte i end (at a byte
+    outside the class, a byte of a longer code point, or the end of the text)."""
+    i = ascii_run(s, i, n, bit)
+    while i < n and s[i] < 0x80 and (CLS[s[i]] & bit):
+        i += 1
+    return i
+
+
 cdef inline Py_ssize_t run(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, uint8_t bit) noexcept nogil:
     """The end of the run of code points with class ``bit`` starting at byte i (greedy)."""
     cdef int ln
+    i = ascii_run(s, i, n, bit)   # most runs end here, at an ASCII byte outside the class
     while i < n:
         if s[i] < 0x80:
             if not (CLS[s[i]] & bit):
@@ -198,10 +260,15 @@ cdef inline Py_ssize_t ws_run(const uint8_t* s, Py_ssize_t i, Py_ssize_t n,
                               Py_ssize_t* nl_end, Py_ssize_t* last) noexcept nogil:
     """The end of the whitespace run at byte i; also where its last \\r or \\n ends
     (-1 if none) and where its last character starts."""
-    cdef int ln
+    cdef int ln, k
     nl_end[0] = -1
     last[0] = i
     while i < n:
+        if s[i] == 32 and i + 8 <= n:   # spaces (indentation), eight at a time
+            k = ascii_span8(s + i, 32, 32, 0)
+            last[0] = i + k - 1
+            i += k
+            continue
         if s[i] < 0x80:
             if not (CLS[s[i]] & F_S):
                 break
@@ -299,6 +366,8 @@ cdef inline Py_ssize_t o200k_contraction(const uint8_t* s, Py_ssize_t p, Py_ssiz
     """(?i:'s|'t|'re|'ve|'m|'ll|'d)? at byte p: where it ends (p when absent)."""
     cdef int ln, ln2, ln3
     cdef uint8_t c2, c3
+    if p >= n or s[p] != 39:    # only U+0027 itself is "'" under (?i)
+        return p
     if ci_at(s, p, n, &ln) != 39:
         return p
     c2 = ci_at(s, p + ln, n, &ln2)
@@ -320,7 +389,8 @@ cdef inline Py_ssize_t o200k_lower(const uint8_t* s, Py_ssize_t b, Py_ssize_t n)
     """
     cdef int ln
     cdef uint8_t f
-    cdef Py_ssize_t u = b, w_end = -1
+    # an ASCII upper-case letter is U and not W: skip those eight at a time
+    cdef Py_ssize_t u = ascii_run(s, b, n, F_U), w_end = -1
     while u < n:
         f = cls_at(s, u, n, &ln)
         if not (f & F_U):
@@ -343,6 +413,37 @@ cdef inline Py_ssize_t o200k_upper(const uint8_t* s, Py_ssize_t b, Py_ssize_t n)
     return o200k_contraction(s, run(s, u, n, F_W), n)
 
 
+cdef inline int o200k_ascii_letters(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, Py_ssize_t* end) noexcept nogil:
+    """The two letter alternatives at byte i when ASCII settles them: 1 (they match, up
+    to ``end``), 0 (neither matches), or -1 (a longer code point is involved: ask
+    ``o200k_lower``/``o200k_upper``).
+
+    In ASCII, U is A-Z and W is a-z, so [U]* never holds a W to give back: the
+    match is the upper-case run, then the lower-case run (if any), then a contraction.
+    The optional first character is ASCII that is not a letter, digit, \r or \n.
+    """
+    cdef uint8_t c = s[i]
+    cdef Py_ssize_t b, u, w
+    if c >= 0x80:
+        return -1
+    if CLS[c] & F_L:
+        b = i
+    elif i + 1 < n and s[i + 1] >= 0x80:
+        return -1
+    elif i + 1 < n and (CLS[s[i + 1]] & F_L) and not (CLS[c] & F_N) and c != 13 and c != 10:
+        b = i + 1
+    else:
+        return 0    # no letter next to an ASCII non-letter: neither alternative can start
+    u = ascii_span(s, b, n, F_U)
+    if u < n and s[u] >= 0x80:
+        return -1
+    w = ascii_span(s, u, n, F_W)
+    if w > u and w < n and s[w] >= 0x80:
+        return -1
+    end[0] = o200k_contraction(s, w, n)
+    return 1
+
+
 cdef Py_ssize_t next_o200k(const uint8_t* s, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
     # [^\r\n\p{L}\p{N}]?[U]*[W]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
     # |[^\r\n\p{L}\p{N}]?[U]+[W]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
@@ -354,20 +455,25 @@ cdef Py_ssize_t next_o200k(const uint8_t* s, Py_ssize_t i, Py_ssize_t n) noexcep
     cdef Py_ssize_t j = i + ln, e, k, nl_end, last
     # may c be the optional [^\r\n\p{L}\p{N}]? It is greedy: first with it, then without
     cdef bint prefix = not (f & (F_L | F_N)) and c != 13 and c != 10 and j < n
-    if prefix:
+    cdef int settled = o200k_ascii_letters(s, i, n, &e)   # most text: settled in ASCII
+    if settled == 1:
+        return e
+    if settled < 0 and prefix:
         e = o200k_lower(s, j, n)
         if e >= 0:
             return e
-    e = o200k_lower(s, i, n)
-    if e >= 0:
-        return e
-    if prefix:
+    if settled < 0:
+        e = o200k_lower(s, i, n)
+        if e >= 0:
+            return e
+    if settled < 0 and prefix:
         e = o200k_upper(s, j, n)
         if e >= 0:
             return e
-    e = o200k_upper(s, i, n)
-    if e >= 0:
-        return e
+    if settled < 0:
+        e = o200k_upper(s, i, n)
+        if e >= 0:
+            return e
     # \p{N}{1,3}
     if f & F_N:
         return run_n3(s, i, n)
