@@ -20,6 +20,8 @@ What this module does not do: it counts nothing and merges nothing (see
 
 from __future__ import annotations
 
+import functools
+
 import regex
 
 from .unicode_classes import exact_pattern, needs_exact
@@ -202,9 +204,18 @@ def split_chunks(text: str, pattern: str | None) -> list[str]:
 
 def special_regex(special_tokens) -> regex.Pattern | None:
     """One regex that finds any of the given special tokens; longest first so
-    that "<|end|>" never hides "<|endoftext|>".
+    that "<|end|>" never hides "<|endoftext|>". Made once per set of tokens
+    (``encode`` asks for it on every call).
+
+    >>> special_regex(["<|end|>", "<|endoftext|>"]).findall("a<|endoftext|>b<|end|>")
+    ['<|endoftext|>', '<|end|>']
     """
-    specials = sorted(special_tokens, key=len, reverse=True)
+    return _special_regex(frozenset(special_tokens))
+
+
+@functools.lru_cache(maxsize=64)
+def _special_regex(special_tokens: frozenset) -> regex.Pattern | None:
+    specials = sorted(special_tokens, key=lambda s: (-len(s), s))
     if not specials:
         return None
     return regex.compile("|".join(regex.escape(s) for s in specials))

@@ -402,7 +402,8 @@ class Tokenizer:
     @staticmethod
     def _refuse_specials(text: str, disallowed) -> None:
         """Raise ``ValueError`` at the first disallowed special token in ``text``."""
-        m = special_regex(disallowed).search(text) if disallowed else None
+        # concurrent=True: the search lets go of the GIL, so encode_batch's threads search at once
+        m = special_regex(disallowed).search(text, concurrent=True) if disallowed else None
         if m is not None:
             at, token = m.start(), m.group()
             raise ValueError(
