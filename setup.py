@@ -19,7 +19,7 @@ extensions = [
     Extension(
         "bpe_lesson._encoder",
         ["src/bpe_lesson/_encoder.pyx"],
-        depends=[PXI.format(name) for name in ("hashtable", "front_cache", "scanners", "rank_merge")],
+        depends=[PXI.format(name) for name in ("hashtable", "front_cache", "scanners", "rank_merge", "encode_text")],
         language="c++",
         extra_compile_args=["-O3", "-std=c++17"],
     ),
