@@ -365,13 +365,9 @@ cdef class Encoder:
                 text = texts[k]
                 if type(text) is not str:
                     raise TypeError(f"encode_batch takes a list of str; item {k} is a {type(text).__name__}")
-                if not (<str>text).isascii():
-                    text = (<str>text).encode("utf-8")  # UnicodeEncodeError on a lone surrogate
-                    ptrs[k] = <const uint8_t*>PyBytes_AS_STRING(text)
-                    lens[k] = PyBytes_GET_SIZE(text)
-                else:
-                    ptrs[k] = <const uint8_t*>PyUnicode_AsUTF8AndSize(text, &n)
-                    lens[k] = n
+                # the str's UTF-8, kept by the str (see _encode_ordinary)
+                ptrs[k] = <const uint8_t*>PyUnicode_AsUTF8AndSize(text, &n)
+                lens[k] = n
                 data.append(text)
                 total += lens[k]
             self.buf.n = 0
@@ -409,13 +405,11 @@ cdef class Encoder:
                 if n and encode_piece(&self.R.t, &self.cache, s, n, &self.buf) < 0:
                     raise MemoryError()
             return
-        if text.isascii():  # the str's own bytes already are its UTF-8
-            data = text
-            s = <const uint8_t*>PyUnicode_AsUTF8AndSize(text, &n)
-        else:
-            data = text.encode("utf-8")
-            s = <const uint8_t*>PyBytes_AS_STRING(data)
-            n = PyBytes_GET_SIZE(data)
+        # The text's UTF-8: an ASCII str's own bytes; for any other str, a copy that
+        # Python makes once and keeps with the str until the str goes (tiktoken reads
+        # text the same way, through PyO3), so encoding the same str again skips it.
+        # subtle: raises UnicodeEncodeError on a lone surrogate, as text.encode() does
+        s = <const uint8_t*>PyUnicode_AsUTF8AndSize(text, &n)
         # every chunk gives at most one id per byte: n ids (and FRONT_IDS of slack, see
         # encode_text) is room enough, so the loop never checks
         self._room(n + FRONT_IDS)
