@@ -22,7 +22,7 @@ real text. Any other pattern is split by the ``regex`` module, as in Python.
 
 The file is split by concern (msgpack's way: ``include`` of ``.pxi`` files):
   _hashtable.pxi   bytes -> value, the vocabulary table and the chunk cache
-  _front_cache.pxi the ids of short chunks, in a table that fits the L2 cache
+  _front_cache.pxi the ids of short chunks, in 2 MB of entries with no pointer in them
   _scanners.pxi    the hand-written scanners (also compiled into _incremental)
   _rank_merge.pxi  the rank merge of one chunk (``ranks.byte_pair_merge``)
   _encode_text.pxi the loop that encodes a text, and why it is fast
@@ -170,6 +170,8 @@ cdef class _Ranks:
             if table_find(&self.t, &k) == NULL:
                 if table_insert(&self.t, &k, rank, 0) < 0:
                     raise MemoryError()
+        if table_small_ranks(&self.t) < 0:
+            raise MemoryError()
         # one int object per rank, made once: a list of ids then holds references to
         # these instead of a new object per id (which cost ~17% of encode_ordinary);
         # not for a sparse table (ranks far above its size), whose lists make their ints

@@ -6,7 +6,7 @@
 # What this file does not do: delete keys (a table only grows, or is cleared).
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
 cdef extern from *:
@@ -31,6 +31,8 @@ cdef struct Table:
     size_t arena_n, arena_cap
     uint32_t* ids      # the cache's values, back to back
     size_t ids_n, ids_cap
+    uint32_t* small_ranks  # rank table only: the rank of every 1- and 2-byte string, or NO_RANK
+                       # (small_ranks[b], small_ranks[256 + 256 * b0 + b1]); NULL in the chunk cache
 
 cdef struct Key:
     const uint8_t* p
@@ -73,11 +75,29 @@ cdef inline Key make_key(const uint8_t* p, size_t n) noexcept nogil:
     return k
 
 
+cdef int table_small_ranks(Table* t) noexcept nogil:
+    """Fill ``t.small_ranks`` from the table's keys of one and two bytes; 0, or -1 when out of memory."""
+    cdef size_t i
+    cdef const uint8_t* key
+    t.small_ranks = <uint32_t*>malloc((256 + 65536) * sizeof(uint32_t))
+    if t.small_ranks == NULL:
+        return -1
+    memset(t.small_ranks, 0xFF, (256 + 65536) * sizeof(uint32_t))   # NO_RANK everywhere
+    for i in range(t.mask + 1):
+        key = t.arena + t.slots[i].koff
+        if t.slots[i].klen == 1:
+            t.small_ranks[key[0]] = t.slots[i].v0
+        elif t.slots[i].klen == 2:
+            t.small_ranks[256 + ((<size_t>key[0]) << 8) + key[1]] = t.slots[i].v0
+    return 0
+
+
 cdef int table_init(Table* t, size_t cap) noexcept nogil:
     t.slots = <Slot*>calloc(cap, sizeof(Slot))
     t.mask = cap - 1
     t.used = 0
     t.arena_n = t.ids_n = 0
+    t.small_ranks = NULL
     return -1 if t.slots == NULL else 0
 
 
@@ -85,6 +105,7 @@ cdef void table_free(Table* t) noexcept nogil:
     free(t.slots)
     free(t.arena)
     free(t.ids)
+    free(t.small_ranks)
     memset(t, 0, sizeof(Table))
 
 
@@ -109,6 +130,10 @@ cdef inline Slot* table_find(const Table* t, const Key* k) noexcept nogil:
 
 
 cdef inline uint32_t rank_of(const Table* t, const uint8_t* p, size_t n) noexcept nogil:
+    # every merge starts from byte pairs: their ranks come from a flat array (264 KB),
+    # with no hash and no probe of the large table
+    if n <= 2 and t.small_ranks != NULL:
+        return t.small_ranks[p[0]] if n == 1 else t.small_ranks[256 + ((<size_t>p[0]) << 8) + p[1]]
     cdef Key k = make_key(p, n)
     cdef Slot* s = table_find(t, &k)
     return NO_RANK if s == NULL else s.v0
