@@ -210,8 +210,10 @@ def main(argv=None):
     vocabs = [v for v in args.vocabs.split(",") if v]
     engines = [e for e in args.engines.split(",") if e]
     try:
-        import gigatoken
-        giga = f", gigatoken {gigatoken.__version__ if hasattr(gigatoken, '__version__') else ''}".rstrip()
+        import importlib.metadata
+
+        import gigatoken  # noqa: F401 (only whether it imports)
+        giga = f", gigatoken {importlib.metadata.version('gigatoken')}"
     except ImportError:
         engines = [e for e in engines if ENGINES[e][1] != "gigatoken"]
         giga = " (gigatoken not installed: pip install gigatoken==0.10.0 adds its rows)"
