@@ -408,8 +408,9 @@ cdef class Encoder:
                     raise MemoryError()
             return
         # The text's UTF-8: an ASCII str's own bytes; for any other str, a copy that
-        # Python makes once and keeps with the str until the str goes (tiktoken reads
-        # text the same way, through PyO3), so encoding the same str again skips it.
+        # Python makes once and keeps with the str until the str goes, so encoding
+        # the same str again skips the conversion (the first time costs what
+        # text.encode() costs).
         # subtle: raises UnicodeEncodeError on a lone surrogate, as text.encode() does
         s = <const uint8_t*>PyUnicode_AsUTF8AndSize(text, &n)
         # every chunk gives at most one id per byte: n ids (and FRONT_IDS of slack, see
