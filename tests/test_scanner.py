@@ -239,3 +239,46 @@ def test_custom_regex_and_none_go_through_unchanged():
     assert _encoder.split_chunks("ab cd", r"\S+|\s+") == ["ab", " ", "cd"]
     assert _encoder.split_chunks("ab cd", None) == ["ab cd"]
     assert _encoder.split_chunks("", None) == []
+
+
+# ---- the window scanner: 64 bytes of ASCII at a time (_window.h) ---------------------------------
+# It serves texts of 64 bytes and more, so these texts are longer than the ones above; the
+# pieces are those its rules and their limits are about.
+WINDOW_PIECES = ["a", "Z", "s", "T", "ll", "Ve", "re", "D", "m", "0", "7", "123", "4567", " ", "  ", "\t",
+                 "\x0b", "\x0c", "\n", "\r", "\r\n", "'", "/", "(", ".", "_", "-", '"', "é", "\u3000", "\xa0",
+                 "\u017f", "中", "\u0301"]
+
+
+@needs_cython
+@pytest.mark.parametrize("module", [_encoder, _incremental])
+def test_the_window_scanner_is_in_use(module):
+    assert module._window_in_use()   # so that the tests below exercise it
+
+
+@needs_cython
+def test_window_scanner_equals_regex_on_random_text():
+    rng = random.Random(7)
+    for _ in range(1500):
+        pieces = rng.choice([WINDOW_PIECES, WINDOW_PIECES[:29], ["a", "A", " ", "\n", "'", "s", "/", "(", "1"]])
+        text = "".join(rng.choices(pieces, k=rng.randint(40, 200)))
+        for name in NAMES:
+            assert _encoder.split_chunks(text, name) == expected(text, name), (name, text)
+
+
+# what the window scanner must hand over to the scalar one, at every offset to a window's edge
+AT_EVERY_OFFSET = ["don't", "x'S", "('s", " 'll", "'ve", "  \n", "\n \t\n", " \t ", "1234567", "fooBar", "ABCdef",
+                   "(\n/x", "(\n\nx", "a(b", "((b", " (b", "\t(b", "é", " \u3000x", "x\xa0 y", "'\u017f", "a  1",
+                   "\n\n  \u3000\rx", "  \xa0\n", "\t\u2009 \u3000\n"]
+
+
+@needs_cython
+@pytest.mark.parametrize("piece", AT_EVERY_OFFSET)
+def test_window_scanner_equals_regex_at_every_offset(piece):
+    for offset in range(0, 72):
+        for pad in ("ab " * 30, "x" * 90, " " * 90, "1" * 90, "(" * 90):
+            text = pad[:offset] + piece + pad[:70]
+            for name in NAMES:
+                assert _encoder.split_chunks(text, name) == expected(text, name), (name, text)
+            counter = _incremental.ChunkCounter("o200k")
+            counter.add(text)
+            assert counter.to_dict() == Counter(c.encode() for c in expected(text, "o200k"))

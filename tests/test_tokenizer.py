@@ -1,6 +1,7 @@
 """Tokenizer: encode/decode round trips, special tokens, rank semantics, save/load, errors."""
 
 import json
+import re
 
 import pytest
 import tiktoken
@@ -91,6 +92,36 @@ def test_disallowed_special_token_raises_and_names_it(trained, backend):
     tok = trained(backend)
     with pytest.raises(ValueError, match=r"<\|endoftext\|>"):
         tok.encode("before <|endoftext|> after")
+
+
+def first_special_by_hand(text, tokens):
+    """The leftmost special token in text, the longest one there: (at, token) or None."""
+    for at in range(len(text)):
+        for token in sorted(tokens, key=len, reverse=True):
+            if text.startswith(token, at):
+                return at, token
+    return None
+
+
+@pytest.mark.parametrize("tokens", [
+    ["<|a|>", "<|ab|>", "<|ab"],    # a shared beginning ("<|"): found by substring search
+    ["[x]", "<y>", "[x"],           # none: found by the regex
+])
+@settings(max_examples=200, deadline=None)
+@given(parts=st.lists(st.sampled_from(["<|", "<|a", "<|ab", "|>", "<", "x]", "[x", "<y>", "[x]", " ", "b", "c|>"]),
+                      max_size=12))
+def test_the_first_disallowed_special_token_is_named_at_its_place(tokens, parts, backend):
+    tok = Tokenizer([], special_tokens={t: 256 + k for k, t in enumerate(tokens)}, backend=backend)
+    text = "".join(parts)
+    expected = first_special_by_hand(text, tokens)
+    if expected is None:
+        assert tok.encode(text) == list(text.encode())
+        return
+    at, token = expected
+    with pytest.raises(ValueError, match=f"special token {re.escape(repr(token))} at character {at},"):
+        tok.encode(text)
+    with pytest.raises(ValueError, match=f"at character {at},"):
+        tok.encode_to_numpy(text)
 
 
 def test_allowed_special_token_becomes_its_id(trained, backend):

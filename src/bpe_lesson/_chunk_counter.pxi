@@ -46,16 +46,19 @@ cdef class ChunkCounter:
             self._count(s, n)
 
     cdef void _count(self, const uint8_t* s, Py_ssize_t n) noexcept nogil:
-        cdef Py_ssize_t i = 0, e
+        cdef Py_ssize_t i = 0, start = 0
+        cdef Py_ssize_t ends[64 + CUT_SLACK]
+        cdef int nb, j
         if n == 0:
             return
         if self.kind == KIND_NONE:
             self.counts[string(<const char*>s, n)] += 1
             return
         while i < n:
-            e = next_end(self.kind, s, i, n)
-            self.counts[string(<const char*>s + i, e - i)] += 1
-            i = e
+            nb = cut_block(self.kind, s, n, &i, ends, 64)
+            for j in range(nb):
+                self.counts[string(<const char*>s + start, ends[j] - start)] += 1
+                start = ends[j]
 
     def update(self, ChunkCounter other):
         """Add another counter's counts to this one (the reduce step)."""

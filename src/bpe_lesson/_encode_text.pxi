@@ -83,7 +83,7 @@ cdef enum:
 cdef struct Pending:    # a chunk of the current block
     Py_ssize_t start, n
     uint64_t k0, k1     # its front-cache key (chunks of at most FRONT_KEY bytes)
-    Front* f            # ... and its entry, or NULL for a longer chunk
+    Front* f            # ... and its set, or NULL for a longer chunk
 
 
 cdef int encode_text(const Table* R, Table* C, Front* F, int kind, const uint8_t* s, Py_ssize_t n,
@@ -98,9 +98,10 @@ cdef int encode_text(const Table* R, Table* C, Front* F, int kind, const uint8_t
     and a front-cache hit copies all FRONT_IDS inline ids before it counts the
     chunk's own (one branch less).
     """
-    cdef Pending P[BLOCK]
+    cdef Pending P[BLOCK + CUT_SLACK]
+    cdef Py_ssize_t ends[BLOCK + CUT_SLACK]
     cdef Pending* c
-    cdef Py_ssize_t i = 0, e, L
+    cdef Py_ssize_t i = 0, start
     cdef int nb, j
     cdef size_t before
     cdef Front* f
@@ -108,26 +109,25 @@ cdef int encode_text(const Table* R, Table* C, Front* F, int kind, const uint8_t
     if kind == KIND_NONE:
         return encode_piece(R, C, s, n, out) if n else 0
     while i < n:
-        # 1. cut up to BLOCK chunks; find and prefetch each one's entry
-        nb = 0
-        while nb < BLOCK and i < n:
-            e = next_end(kind, s, i, n)
-            c = &P[nb]
-            c.start = i
-            c.n = e - i
+        # 1. cut a block of chunks (_window_cut.pxi); find and prefetch each one's entry
+        start = i
+        nb = cut_block(kind, s, n, &i, ends, BLOCK)
+        for j in range(nb):
+            c = &P[j]
+            c.start = start
+            c.n = ends[j] - start
+            start = ends[j]
             if c.n <= FRONT_KEY:
-                front_key(s + i, c.n, end, &c.k0, &c.k1)
+                front_key(s + c.start, c.n, end, &c.k0, &c.k1)
                 c.f = front_slot(F, c.k0, c.k1, c.n)
                 prefetch(c.f)
             else:
                 c.f = NULL
-            nb += 1
-            i = e
         # 2. look them up, in order
         for j in range(nb):
             c = &P[j]
-            f = c.f
-            if f != NULL and f.klen == c.n and f.k0 == c.k0 and f.k1 == c.k1:  # hit: the ids are inline
+            f = front_find(c.f, c.k0, c.k1, c.n) if c.f != NULL else NULL
+            if f != NULL:  # hit: the ids are inline
                 out.p[out.n] = f.ids[0]
                 out.p[out.n + 1] = f.ids[1]
                 out.p[out.n + 2] = f.ids[2]
@@ -136,6 +136,6 @@ cdef int encode_text(const Table* R, Table* C, Front* F, int kind, const uint8_t
             before = out.n
             if encode_piece(R, C, s + c.start, c.n, out) < 0:
                 return -1
-            if f != NULL and out.n - before <= FRONT_IDS:
-                front_fill(f, c.k0, c.k1, c.n, out.p + before, out.n - before)
+            if c.f != NULL and out.n - before <= FRONT_IDS:
+                front_fill(c.f, c.k0, c.k1, c.n, out.p + before, out.n - before)
     return 0

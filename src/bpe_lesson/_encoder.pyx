@@ -54,6 +54,7 @@ cdef extern from "Python.h":
 include "_hashtable.pxi"
 include "_front_cache.pxi"
 include "_scanners.pxi"
+include "_window_cut.pxi"
 include "_rank_merge.pxi"
 
 
@@ -130,12 +131,15 @@ def split_chunks(text, pattern):
     # the scanner decodes like any code point (the regex splits such text too)
     data = text.encode("utf-8", "surrogatepass")
     cdef const uint8_t* s = <const uint8_t*>PyBytes_AS_STRING(data)
-    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i = 0, e
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i = 0, start = 0
+    cdef Py_ssize_t ends[BLOCK + CUT_SLACK]
+    cdef int nb, j
     out = []
     while i < n:
-        e = next_end(kind, s, i, n)
-        out.append(data[i:e].decode("utf-8", "surrogatepass"))
-        i = e
+        nb = cut_block(kind, s, n, &i, ends, BLOCK)
+        for j in range(nb):
+            out.append(data[start:ends[j]].decode("utf-8", "surrogatepass"))
+            start = ends[j]
     return out
 
 

@@ -63,6 +63,7 @@ from .ranks import vocab_from_merges
 from .textbook import format_merge
 
 include "_scanners.pxi"        # the hand-written scanners, shared with _encoder.pyx
+include "_window_cut.pxi"      # ... and the window scanner that cuts ASCII 64 bytes at a time
 include "_chunk_counter.pxi"   # ChunkCounter: the chunks of texts, counted for training
 include "_replay.pxi"          # replay: the merges we continue from, applied to one chunk
 

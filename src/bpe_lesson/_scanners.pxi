@@ -92,6 +92,7 @@ cdef _fill_tables():
         CI_EXTRA_CH[k] = letter
     N_CI_EXTRA = len(ci_extra)
     _cls_bytes = classes
+    _check_window(<const uint8_t*>PyBytes_AS_STRING(classes))   # in _window_cut.pxi
     CLS = <const uint8_t*>PyBytes_AS_STRING(classes)  # last: a thread that sees CLS set finds every table complete
 
 

@@ -21,6 +21,7 @@ What this module does not do: it counts nothing and merges nothing (see
 from __future__ import annotations
 
 import functools
+import os
 
 import regex
 
@@ -215,10 +216,33 @@ def special_regex(special_tokens) -> regex.Pattern | None:
 
 @functools.lru_cache(maxsize=64)
 def _special_regex(special_tokens: frozenset) -> regex.Pattern | None:
-    specials = sorted(special_tokens, key=lambda s: (-len(s), s))
+    specials = special_longest_first(special_tokens)
     if not specials:
         return None
     return regex.compile("|".join(regex.escape(s) for s in specials))
+
+
+@functools.lru_cache(maxsize=64)
+def special_longest_first(special_tokens: frozenset) -> tuple[str, ...]:
+    """The tokens in the order a search tries them at one place: longest first.
+
+    >>> special_longest_first(frozenset(["<|end|>", "<|endoftext|>"]))
+    ('<|endoftext|>', '<|end|>')
+    """
+    return tuple(sorted(special_tokens, key=lambda s: (-len(s), s)))
+
+
+@functools.lru_cache(maxsize=64)
+def special_prefix(special_tokens: frozenset) -> str:
+    """What all the given special tokens begin with ("" if nothing): a text
+    without it has none of them, and ``prefix in text`` (CPython's substring
+    search, several GB/s) says so faster than the regex can (``encode`` checks
+    every text this way before it searches).
+
+    >>> special_prefix(frozenset(["<|endoftext|>", "<|endofprompt|>"]))
+    '<|endof'
+    """
+    return os.path.commonprefix(sorted(special_tokens)) if special_tokens else ""
 
 
 def split_specials(text: str, specials) -> list[tuple[str, bool]]:

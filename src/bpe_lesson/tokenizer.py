@@ -31,7 +31,8 @@ from ._files import atomic_write
 from .normalize import FORMS as NORMALIZATION_FORMS
 from .normalize import check_form
 from .normalize import normalize as normalize_text
-from .patterns import PATTERNS, check_pattern, compile_pattern, resolve_pattern, special_regex, split_specials
+from .patterns import PATTERNS, check_pattern, compile_pattern, resolve_pattern, special_longest_first
+from .patterns import special_prefix, special_regex, split_specials
 from .patterns import uncovered, uncovered_error
 from .ranks import bpe_encode_chunk, recover_merges, vocab_from_merges
 
@@ -402,10 +403,27 @@ class Tokenizer:
     @staticmethod
     def _refuse_specials(text: str, disallowed) -> None:
         """Raise ``ValueError`` at the first disallowed special token in ``text``."""
-        # concurrent=True: the search lets go of the GIL, so encode_batch's threads search at once
-        m = special_regex(disallowed).search(text, concurrent=True) if disallowed else None
-        if m is not None:
-            at, token = m.start(), m.group()
+        if not disallowed:
+            return
+        tokens = frozenset(disallowed)
+        prefix = special_prefix(tokens)   # what they all begin with, e.g. "<|"
+        at = token = None
+        if prefix:
+            # find each place the prefix occurs (a substring search, several GB/s) and
+            # try the tokens there, longest first, as special_regex would
+            longest_first = special_longest_first(tokens)
+            at = text.find(prefix)
+            while at >= 0:
+                token = next((t for t in longest_first if text.startswith(t, at)), None)
+                if token is not None:
+                    break
+                at = text.find(prefix, at + 1)
+        else:
+            # concurrent=True: the search lets go of the GIL, so encode_batch's threads search at once
+            m = special_regex(disallowed).search(text, concurrent=True)
+            if m is not None:
+                at, token = m.start(), m.group()
+        if token is not None:
             raise ValueError(
                 f"the text contains the special token {token!r} at character {at}, which is "
                 f"disallowed; pass allowed_special={{{token!r}}} to encode it as its id, or "

@@ -1,0 +1,103 @@
+# Cutting a text into chunks a block at a time: 64-byte windows of ASCII through
+# the window scanner (_window.h), everything else through the scalar scanners.
+# Included by both extensions after _scanners.pxi (``include "_window_cut.pxi"``):
+# _encoder.pyx (encode_text, split_chunks) and _incremental.pyx (the chunk counter).
+#
+# Why: the scalar scanner spends a dozen branches on every chunk (which
+# alternative? how long a run?), and which way each goes is hard to predict, so
+# a third of encoding went into it. The window scanner finds every chunk start of
+# 64 ASCII bytes with the same few dozen bit operations whatever the text is,
+# and the chunks then come out of the bits one ``ctz`` at a time. Where its rules
+# are not the whole truth (a byte >= 0x80, a possible contraction, white space
+# before a newline; _window.h lists them) it says from which byte on, and the
+# scalar scanner takes over until past that byte. Both give the regex's chunks,
+# so the result never depends on which one cut a chunk.
+#
+# What this file does not do: look at GPT-2's pattern (its scalar scanner serves
+# it), or decide anything about classes: the window scanner runs only when the
+# class table agrees with its ASCII classes (``_window_agrees``).
+
+from libc.stdint cimport uint64_t
+
+cdef extern from "_window.h":
+    uint64_t window_starts "bpe_window_starts"(const uint8_t* p, int o200k, int* limit, int* flag) noexcept nogil
+    int ctz64 "bpe_ctz"(uint64_t x) noexcept nogil
+
+cdef enum:
+    WINDOW = 64         # bytes per window
+    CUT_SLACK = 128     # chunks one step of cut_block may add past ``want``
+
+cdef bint WINDOW_OK = False   # the class table agrees with _window.h (set by _check_window)
+
+
+cdef _check_window(const uint8_t* classes):
+    """Use the window scanner only if the class table gives ASCII the classes
+    _window.h assumes (``_fill_tables`` calls this before it publishes CLS)."""
+    global WINDOW_OK
+    cdef int c
+    cdef uint8_t want
+    for c in range(128):
+        if 65 <= c <= 90:
+            want = F_L | F_U
+        elif 97 <= c <= 122:
+            want = F_L | F_W
+        elif 48 <= c <= 57:
+            want = F_N
+        elif 9 <= c <= 13 or c == 32:
+            want = F_S
+        else:
+            want = F_P
+        if classes[c] != want:
+            WINDOW_OK = False
+            return
+    WINDOW_OK = True
+
+
+cdef inline int cut_block(int kind, const uint8_t* s, Py_ssize_t n, Py_ssize_t* at,
+                          Py_ssize_t* ends, int want) noexcept nogil:
+    """Cut chunks from byte at[0] on: ``want`` of them (fewer at the text's end,
+    at most want + CUT_SLACK), their end bytes into ``ends``; at[0] moves to the
+    last end. Returns how many.
+
+    >>> split_chunks("for x in range(10):", "gpt4")    # cut_block's chunks
+    ['for', ' x', ' in', ' range', '(', '10', '):']
+    """
+    cdef Py_ssize_t i = at[0], base, past
+    cdef int nb = 0, limit, flag
+    cdef int o200k = kind == KIND_O200K
+    cdef bint window = WINDOW_OK and (kind == KIND_GPT4 or kind == KIND_O200K)
+    cdef uint64_t starts
+    while nb < want and i < n:
+        if not window or i + WINDOW > n:
+            i = next_end(kind, s, i, n)     # the text's last bytes, or no window scanner
+            ends[nb] = i
+            nb += 1
+            continue
+        # a window: every trusted start after byte 0 ends a chunk (at most 63)
+        base = i
+        starts = window_starts(s + base, o200k, &limit, &flag)
+        starts &= starts - 1
+        while starts:
+            i = base + ctz64(starts)
+            ends[nb] = i
+            nb += 1
+            starts &= starts - 1
+        # i is now the window's last trusted start: its chunk's end is not known
+        if limit < WINDOW:
+            past = base + flag              # the scalar scanner takes it past the flagged byte
+            while i <= past:
+                i = next_end(kind, s, i, n)
+                ends[nb] = i
+                nb += 1
+        elif i == base:                     # one chunk longer than the window
+            i = next_end(kind, s, i, n)
+            ends[nb] = i
+            nb += 1
+    at[0] = i
+    return nb
+
+
+def _window_in_use():
+    """Whether cut_block uses the window scanner here (for tests)."""
+    _build_tables()
+    return WINDOW_OK   # a bint: True or False
