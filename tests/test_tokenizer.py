@@ -108,20 +108,33 @@ def first_special_by_hand(text, tokens):
     ["[x]", "<y>", "[x"],           # none: found by the regex
 ])
 @settings(max_examples=200, deadline=None)
-@given(parts=st.lists(st.sampled_from(["<|", "<|a", "<|ab", "|>", "<", "x]", "[x", "<y>", "[x]", " ", "b", "c|>"]),
+@given(parts=st.lists(st.sampled_from(["<|", "<|a", "<|ab", "|>", "<", "x]", "[x", "<y>", "[x]", " ", "b", "c|>",
+                                             "\ud800"]),
                       max_size=12))
 def test_the_first_disallowed_special_token_is_named_at_its_place(tokens, parts, backend):
     tok = Tokenizer([], special_tokens={t: 256 + k for k, t in enumerate(tokens)}, backend=backend)
     text = "".join(parts)
     expected = first_special_by_hand(text, tokens)
-    if expected is None:
-        assert tok.encode(text) == list(text.encode())
+    if expected is None:   # its bytes, a lone surrogate as U+FFFD (as tiktoken does)
+        assert tok.encode(text) == list(text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode())
         return
     at, token = expected
     with pytest.raises(ValueError, match=f"special token {re.escape(repr(token))} at character {at},"):
         tok.encode(text)
     with pytest.raises(ValueError, match=f"at character {at},"):
         tok.encode_to_numpy(text)
+
+
+def test_a_special_token_is_found_at_every_offset(backend):
+    # the compiled search takes 16 bytes a step: put the token on either side of every step
+    tokens = ["<|a|>", "<|ab|>"]
+    tok = Tokenizer([], special_tokens={"<|a|>": 256, "<|ab|>": 257}, backend=backend)
+    for pad in ("x", "<", "|", "<|", "é", "<|a"):
+        for k in range(40):
+            text = (pad * k)[:k] + "<|ab|>" + pad + "<|a|>"
+            at, token = first_special_by_hand(text, tokens)
+            with pytest.raises(ValueError, match=f"special token {re.escape(repr(token))} at character {at},"):
+                tok.encode(text)
 
 
 def test_allowed_special_token_becomes_its_id(trained, backend):

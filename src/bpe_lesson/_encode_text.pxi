@@ -11,16 +11,18 @@ cdef int encode_piece(const Table* R, Table* C, const uint8_t* p, Py_ssize_t n, 
     """Append the ids of chunk p[0:n] to ``out`` (which has room for n more):
     whole-chunk token, cached, or merged; 0, or -1 when out of memory."""
     cdef Key k = make_key(p, n)   # one hash for both tables
-    cdef Slot* sl = table_find(R, &k)
+    # the chunk cache first: what reaches here is mostly chunks of many ids (the
+    # front cache holds the rest), which the cache has and the rank table has not
+    cdef Slot* sl = table_find(C, &k)
     cdef Py_ssize_t m
-    if sl != NULL:  # tiktoken's shortcut: the whole chunk is one token
-        out.p[out.n] = sl.v0
-        out.n += 1
-        return 0
-    sl = table_find(C, &k)
     if sl != NULL:
         memcpy(out.p + out.n, C.ids + sl.v0, sl.v1 * sizeof(uint32_t))
         out.n += sl.v1
+        return 0
+    sl = table_find(R, &k)
+    if sl != NULL:  # tiktoken's shortcut: the whole chunk is one token
+        out.p[out.n] = sl.v0
+        out.n += 1
         return 0
     m = bpe_merge(R, p, n, out.p + out.n)
     if m < 0:

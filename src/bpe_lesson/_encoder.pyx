@@ -40,13 +40,46 @@ from cpython.ref cimport PyObject
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
+
+cdef extern from *:
+    """
+    #include <string.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    /* Where p[0:m] (m >= 2) first occurs in s[0:n], or NULL: 16 places a step
+       where both p[0] and p[1] match (two compares and one movemask), then memcmp.
+       glibc's memmem took 12% of encoding 10 MB of code for "<|" (1.2 GB/s). */
+    static const char* bpe_find(const char* s, size_t n, const char* p, size_t m) {
+        size_t i = 0, k;
+        if (n < m) return NULL;
+    #if defined(__SSE2__)
+        const __m128i a = _mm_set1_epi8(p[0]), b = _mm_set1_epi8(p[1]);
+        for (; i + 17 <= n; i += 16) {
+            unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+                _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(s + i)), a),
+                _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(s + i + 1)), b)));
+            while (mask) {
+                k = i + (size_t)__builtin_ctz(mask);
+                if (k + m <= n && memcmp(s + k, p, m) == 0) return s + k;
+                mask &= mask - 1;
+            }
+        }
+    #endif
+        for (; i + m <= n; i++)
+            if (s[i] == p[0] && memcmp(s + i, p, m) == 0) return s + i;
+        return NULL;
+    }
+    """
+    const char* find_bytes "bpe_find"(const char* s, size_t n, const char* p, size_t m) noexcept nogil
 
 import numpy as np
 
 from .patterns import compile_pattern, resolve_pattern
 
 cdef extern from "Python.h":
+    object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
     object PyList_New(Py_ssize_t n)
     void incref "Py_INCREF"(PyObject* o)
     void PyList_SET_ITEM(object lst, Py_ssize_t k, PyObject* item)  # steals the reference to item
@@ -317,6 +350,37 @@ cdef class Encoder:
             return e._encode_batch(texts)
         finally:
             self._release(e)
+
+    def find_special(self, str text, tuple longest_first, str prefix):
+        """Where the first of the special tokens ``longest_first`` (longest first, all
+        beginning with ``prefix``, which is not empty) is in ``text``: (character
+        offset, token), or None. The same answer as ``special_regex(...).search``.
+
+        It searches the text's UTF-8 for the prefix (``bpe_find``, 16 bytes a step;
+        the text's UTF-8 is the one encoding reads next) and tries the tokens where
+        it occurs. subtle: raises UnicodeEncodeError on a lone surrogate.
+
+        >>> Encoder({bytes([i]): i for i in range(256)}).find_special("a<|b<|end|>", ("<|end|>",), "<|")
+        (4, '<|end|>')
+        """
+        cdef Py_ssize_t n, m, k
+        cdef const char* s = PyUnicode_AsUTF8AndSize(text, &n)
+        cdef const char* p = PyUnicode_AsUTF8AndSize(prefix, &m)
+        cdef const char* hit = s
+        cdef const char* t
+        tokens = [(token, token.encode()) for token in longest_first]
+        if m < 2:
+            raise ValueError(f"find_special needs a prefix of 2 bytes or more, got {prefix!r}")
+        while True:
+            hit = find_bytes(hit, n - (hit - s), p, m)
+            if hit == NULL:
+                return None
+            for token, raw in tokens:
+                k = len(raw)
+                t = raw
+                if n - (hit - s) >= k and memcmp(hit, t, k) == 0:
+                    return len(PyUnicode_DecodeUTF8(s, hit - s, NULL)), token
+            hit += 1
 
     cdef Encoder _claim(self):
         """This encoder, or a spare when another thread is using it (decided under the GIL)."""

@@ -99,6 +99,24 @@ def as_ids(ids) -> list:
     return out
 
 
+def find_special_by_str(text: str, longest_first: tuple, prefix: str):
+    """The first special token in text: (character offset, token), or None. Every
+    token begins with ``prefix``: find each place it occurs (a substring search,
+    several GB/s, where the regex would try every character) and try the tokens
+    there, longest first, as ``special_regex`` does.
+
+    >>> find_special_by_str("a<|b<|end|>", ("<|endoftext|>", "<|end|>"), "<|")
+    (4, '<|end|>')
+    """
+    at = text.find(prefix)
+    while at >= 0:
+        token = next((t for t in longest_first if text.startswith(t, at)), None)
+        if token is not None:
+            return at, token
+        at = text.find(prefix, at + 1)
+    return None
+
+
 def replace_surrogates(text: str) -> str:
     """Lone surrogates (which UTF-8 cannot hold) become U+FFFD, as tiktoken does.
 
@@ -400,30 +418,27 @@ class Tokenizer:
         disallowed = set(self.special_tokens) - allowed if disallowed_special == "all" else set(disallowed_special)
         return allowed, disallowed
 
-    @staticmethod
-    def _refuse_specials(text: str, disallowed) -> None:
+    def _refuse_specials(self, text: str, disallowed) -> None:
         """Raise ``ValueError`` at the first disallowed special token in ``text``."""
         if not disallowed:
             return
         tokens = frozenset(disallowed)
+        found = None  # (character offset, token)
         prefix = special_prefix(tokens)   # what they all begin with, e.g. "<|"
-        at = token = None
-        if prefix:
-            # find each place the prefix occurs (a substring search, several GB/s) and
-            # try the tokens there, longest first, as special_regex would
-            longest_first = special_longest_first(tokens)
-            at = text.find(prefix)
-            while at >= 0:
-                token = next((t for t in longest_first if text.startswith(t, at)), None)
-                if token is not None:
-                    break
-                at = text.find(prefix, at + 1)
-        else:
+        fast = self._fast_encoder() if len(prefix) >= 2 else None
+        if fast:
+            try:  # find_special_by_str's search, in C over the text's UTF-8
+                found = fast.find_special(text, special_longest_first(tokens), prefix)
+            except UnicodeEncodeError:  # a lone surrogate: search the str itself
+                fast = None
+        if prefix and not fast:
+            found = find_special_by_str(text, special_longest_first(tokens), prefix)
+        elif not prefix:
             # concurrent=True: the search lets go of the GIL, so encode_batch's threads search at once
             m = special_regex(disallowed).search(text, concurrent=True)
-            if m is not None:
-                at, token = m.start(), m.group()
-        if token is not None:
+            found = None if m is None else (m.start(), m.group())
+        if found is not None:
+            at, token = found
             raise ValueError(
                 f"the text contains the special token {token!r} at character {at}, which is "
                 f"disallowed; pass allowed_special={{{token!r}}} to encode it as its id, or "
