@@ -1,5 +1,6 @@
-# The trainer's front end, compiled: count the chunks of texts with the
-# hand-written scanners. Included by _incremental.pyx after _scanners.pxi
+# The trainer's front end, compiled: count the chunks of texts, cut as the
+# encoder cuts them (``cut_block``: the window scanner, then the hand-written
+# scanners). Included by _incremental.pyx after _window_cut.pxi
 # (``include "_chunk_counter.pxi"``); ``chunks.compiled_counter`` hands it out.
 #
 # What this file does not do: cut out special tokens (the caller passes the

@@ -62,16 +62,32 @@ cdef int encode_piece(const Table* R, Table* C, const uint8_t* p, Py_ssize_t n, 
 #   * The output buffer is kept between calls (up to keep_ids ids): no page faults
 #     on the second call.
 #   * The scanners take ASCII runs eight bytes a step (_scanners.pxi).
+#   * Then the window scanner (_window.h, _window_cut.pxi): the chunk starts of 64
+#     bytes of ASCII at once, from bit masks of the byte classes, with no branch
+#     per chunk; the scalar scanner only where its rules stop (bytes >= 0x80,
+#     contractions, white space before a newline). Scanning went from ~24% of
+#     the samples (scalar: next_gpt4 and run) to ~9% (7% window, 2% scalar).
+#   * A miss asks the chunk cache before the rank table: what misses the front
+#     cache is mostly chunks of 4 ids or more, which only the chunk cache has
+#     (multilingual text: 107 -> 119 MB/s, the others unchanged).
 #   * A merge starts from the byte pairs of its chunk: their ranks come from a flat
 #     array of all 65,536 pairs (Table.small_ranks), not from hash probes.
-#   After: this loop with the front cache 23% of the samples, misses (encode_piece)
-#   9%, the scanner 13%, the list 11%, UTF-8 encoding 7%.
+#   After the front cache: this loop 23% of the samples, misses (encode_piece) 9%,
+#   the scanner 13%, the list 11%, UTF-8 encoding 7%. After the window scanner
+#   (encode_ordinary): this loop 34%, misses 11%, making and freeing the list 16%,
+#   the window scanner 7%, the scalar one 2%. encode_to_numpy makes no list:
+#   there this loop is 47%, misses 15%, the window scanner 9%; what is left is
+#   mostly the wait for the front-cache entries (2 MB, larger than a core's L2).
 #   Tried and dropped: a smaller cache that fits a core's L2 (512 KB) missed more
 #   (warm, on this code: 8,192 entries 6.4% of the chunks, 32,768 3.3%, 65,536
 #   3.0%) and was no faster once prefetched; prefetching the rank-table slot of
 #   each miss in a second pass over the block: no gain we could measure; an 8-bit
 #   class mask from eight table loads in run(): no faster than the byte loop; the
-#   tables in 2 MB huge pages (madvise), for fewer TLB misses: no faster either.
+#   tables in 2 MB huge pages (madvise), for fewer TLB misses: no faster either
+#   (and this kernel gave none); blocks of 32 or 128 chunks instead of 64: no
+#   difference beyond the noise; in bpe_small, each part's id kept from the merge
+#   that made it instead of looked up at the end: no gain (the lookup finds the
+#   slot the merge just read, in the cache).
 
 cdef extern from *:
     """

@@ -24,13 +24,16 @@ The file is split by concern (msgpack's way: ``include`` of ``.pxi`` files):
   _hashtable.pxi   bytes -> value, the vocabulary table and the chunk cache
   _front_cache.pxi the ids of short chunks, in 2 MB of entries with no pointer in them
   _scanners.pxi    the hand-written scanners (also compiled into _incremental)
+  _window_cut.pxi  cutting a block of chunks: 64 ASCII bytes at a time by bit masks
+                   (_window.h, in C), the scanners elsewhere (also in _incremental)
   _rank_merge.pxi  the rank merge of one chunk (``ranks.byte_pair_merge``)
   _encode_text.pxi the loop that encodes a text, and why it is fast
   this file        the public API (``Encoder``, ``bpe_encode_chunk``, ``split_chunks``)
 
 What this module does not do: count chunks for training (``ChunkCounter`` lives
 with the trainer, in ``_incremental.pyx``), special tokens (``Tokenizer.encode``
-cuts them out before it calls ``encode_ordinary``), decoding (a dict lookup, already fast), or
+cuts them out before it calls ``encode_ordinary``; ``Encoder.find_special`` only
+finds the first one, for its error), decoding (a dict lookup, already fast), or
 encoding text with lone surrogates (like the Python path it raises
 ``UnicodeEncodeError``; ``split_chunks`` lets them through, as the regex does).
 """

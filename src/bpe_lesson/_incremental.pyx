@@ -45,7 +45,8 @@ progress or print a verbose line.
 
 The trainer's front end lives here too: ``ChunkCounter`` (``_chunk_counter.pxi``)
 counts the chunks of texts with the hand-written scanners (``_scanners.pxi``,
-shared with the encoder) for ``chunks.count_chunk_bytes``.
+and ``_window_cut.pxi`` for 64 ASCII bytes at a time; both shared with the
+encoder) for ``chunks.count_chunk_bytes``.
 """
 
 cimport cython
