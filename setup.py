@@ -12,7 +12,7 @@ extensions = [
     Extension(
         "bpe_lesson._incremental",
         ["src/bpe_lesson/_incremental.pyx"],
-        depends=[PXI.format(name) for name in ("scanners", "window_cut", "chunk_counter", "replay")] + ["src/bpe_lesson/_window.h"],
+        depends=[PXI.format(name) for name in ("hashtable", "scanners", "window_cut", "chunk_counter", "replay")] + ["src/bpe_lesson/_window.h"],
         language="c++",
         extra_compile_args=["-O3", "-std=c++17"],
     ),

@@ -282,3 +282,17 @@ def test_window_scanner_equals_regex_at_every_offset(piece):
             counter = _incremental.ChunkCounter("o200k")
             counter.add(text)
             assert counter.to_dict() == Counter(c.encode() for c in expected(text, "o200k"))
+
+
+@needs_cython
+def test_chunk_counts_go_past_32_bits_and_merge_by_key():
+    counter = _incremental.ChunkCounter("gpt4")
+    counter.add("a b a")                  # "a", " b", " a": once each
+    for _ in range(33):
+        counter.update(counter)           # doubles every count
+    assert counter.to_dict() == {b"a": 2 ** 33, b" b": 2 ** 33, b" a": 2 ** 33}
+    other = _incremental.ChunkCounter("gpt4")
+    other.add("a c")
+    counter.update(other)
+    assert counter.to_dict() == {b"a": 2 ** 33 + 1, b" b": 2 ** 33, b" a": 2 ** 33, b" c": 1}
+    assert len(counter) == 4

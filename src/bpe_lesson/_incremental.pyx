@@ -63,6 +63,7 @@ from libcpp.vector cimport vector
 from .ranks import vocab_from_merges
 from .textbook import format_merge
 
+include "_hashtable.pxi"       # the encoder's bytes -> value table: the chunk counter's counts
 include "_scanners.pxi"        # the hand-written scanners, shared with _encoder.pyx
 include "_window_cut.pxi"      # ... and the window scanner that cuts ASCII 64 bytes at a time
 include "_chunk_counter.pxi"   # ChunkCounter: the chunks of texts, counted for training
