@@ -13,13 +13,14 @@ import hashlib
 import os
 
 import pytest
+import regex
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_lesson
 from bpe_lesson.ranks import byte_pair_merge, recover_merges, unreachable_tokens
-from bpe_lesson import Tokenizer
+from bpe_lesson import Tokenizer, _encoder
 from bpe_lesson import tiktoken_io as tio
 from bpe_lesson.teaching.samples import MULTILINGUAL
 from bpe_lesson.textbook import apply_merges
@@ -170,6 +171,47 @@ def test_special_tokens_behave_like_tiktoken(real, name, backend):
     # a look-alike is never special
     for s in ["<|endoftext", "< |endoftext|>", "<|ENDOFTEXT|>"]:
         assert ours.encode(s) == theirs.encode(s) and eot not in ours.encode(s)
+
+
+def chunks_of_many_ids(theirs):
+    """Chunks of at most 16 bytes and 4 to 6 ids (tiktoken's count) from the multilingual samples."""
+    out = {}
+    for chunk in (c for text in MULTILINGUAL.values() for c in regex.findall(theirs._pat_str, text)):
+        m = len(theirs.encode_ordinary(chunk))
+        if 4 <= m <= 6 and len(chunk.encode()) <= 16:
+            out.setdefault(m, chunk)
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_front_cache_entries_of_four_to_six_ids(real, name, backend):
+    # the compiled encoder packs ids below 2^18 (GPT-4o's reach 200,018) 18 bits each,
+    # six to a front-cache entry: the second and third time, a chunk comes from its entry
+    ours, theirs, _ = real[name]
+    many = list(chunks_of_many_ids(theirs).values())
+    if name == "o200k_base":
+        # chunks of 4, 5 and 6 ids that hold an id of 18 bits (found by a search of GPT-4o's
+        # vocabulary; the samples give only 4-id chunks of smaller ids)
+        many += ["iseauxxuaesi", "otentiallaitneto", "\u02bbeki\u02bbee\u02bbike\u02bb"]
+        assert {len(theirs.encode_ordinary(c)) for c in many} == {4, 5, 6}
+        assert max(max(theirs.encode_ordinary(c)) for c in many) >= 1 << 17
+    text = "\n".join(many * 3)   # each its own chunk, three times
+    ours = encoding_with(ours, backend)
+    assert ours.encode_ordinary(text) == theirs.encode_ordinary(text)
+    assert ours.encode_to_numpy(text).tolist() == theirs.encode_ordinary(text)
+
+
+@pytest.mark.skipif(bpe_lesson.BACKEND == "python", reason="BPE_LESSON_PUREPYTHON=1")
+def test_ids_past_18_bits_are_never_packed(real):
+    # cl100k_base's merges with every merged id moved up by 300,000: the ranks keep
+    # their order, so the ids are tiktoken's moved up by 300,000
+    ours, theirs, _ = real["cl100k_base"]
+    shifted = {token: (rank if rank < 256 else rank + 300_000) for token, rank in ours._ranks.items()}
+    encoder = _encoder.Encoder(shifted, "gpt4")
+    text = "".join(chunks_of_many_ids(theirs).values()) * 3 + " a word and a word"
+    want = [i if i < 256 else i + 300_000 for i in theirs.encode_ordinary(text)]
+    assert encoder.encode_ordinary(text) == want
+    assert encoder.encode_ordinary(text) == want   # again: from the front cache
 
 
 @pytest.mark.parametrize("name", NAMES)

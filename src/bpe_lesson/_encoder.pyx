@@ -185,6 +185,7 @@ cdef class _Ranks:
     cdef readonly object ranks   # the dict it was built from (for pickling)
     cdef list ints               # ints[i] is the Python int i, for every rank i: lists are built from these
     cdef PyObject** int_items    # ... and their addresses, for the loop that builds a list
+    cdef int front_ids           # the most ids a front-cache entry holds: packed ones need ids < 2^18
 
     def __dealloc__(self):
         table_free(&self.t)
@@ -216,6 +217,7 @@ cdef class _Ranks:
         # these instead of a new object per id (which cost ~17% of encode_ordinary);
         # not for a sparse table (ranks far above its size), whose lists make their ints
         top = max(ranks.values(), default=-1) + 1
+        self.front_ids = FRONT_PACKED_IDS if CAN_PACK and top <= (1 << 18) else FRONT_IDS
         if top <= 4 * len(ranks) + 1024:
             self.ints = list(range(top))
             self.int_items = <PyObject**>malloc(max(top, 1) * sizeof(PyObject*))
@@ -447,7 +449,8 @@ cdef class Encoder:
             self._room(total + FRONT_IDS)
             with nogil:
                 for k in range(m):
-                    status = encode_text(&self.R.t, &self.cache, self.front, self.kind, ptrs[k], lens[k], &self.buf)
+                    status = encode_text(&self.R.t, &self.cache, self.front, self.R.front_ids, self.kind,
+                                         ptrs[k], lens[k], &self.buf)
                     if status < 0:
                         break
                     ends[k] = self.buf.n
@@ -488,7 +491,7 @@ cdef class Encoder:
         # encode_text) is room enough, so the loop never checks
         self._room(n + FRONT_IDS)
         with nogil:
-            status = encode_text(&self.R.t, &self.cache, self.front, kind, s, n, &self.buf)
+            status = encode_text(&self.R.t, &self.cache, self.front, self.R.front_ids, kind, s, n, &self.buf)
         if status < 0:
             raise MemoryError()
 
