@@ -377,7 +377,8 @@ cdef class Encoder:
         if m < 2:
             raise ValueError(f"find_special needs a prefix of 2 bytes or more, got {prefix!r}")
         while True:
-            hit = find_bytes(hit, n - (hit - s), p, m)
+            with nogil:  # as the regex search did: encode_batch's threads search at once
+                hit = find_bytes(hit, n - (hit - s), p, m)
             if hit == NULL:
                 return None
             for token, raw in tokens:

@@ -89,7 +89,6 @@ static inline void bpe_classify(const unsigned char* p, BpeMasks* m) {
         m->A |= bpe_bits(bpe_eq(v, '\'')) << sh;
         m->SL |= bpe_bits(bpe_eq(v, '/')) << sh;
     }
-    m->L &= ~m->H;   /* subtle: 0xC1 | 0x20 is 0xE1, not a letter, but keep it obvious */
 #else
     int k;
     memset(m, 0, sizeof *m);

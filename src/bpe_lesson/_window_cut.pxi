@@ -15,7 +15,7 @@
 #
 # What this file does not do: look at GPT-2's pattern (its scalar scanner serves
 # it), or decide anything about classes: the window scanner runs only when the
-# class table agrees with its ASCII classes (``_window_agrees``).
+# class table agrees with its ASCII classes (``_check_window``).
 
 from libc.stdint cimport uint64_t
 
