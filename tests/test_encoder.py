@@ -8,9 +8,14 @@ small trained vocabulary and for GPT-4's cl100k_base (loaded once per session).
 The merge loop alone is also checked on cases worked out by hand.
 """
 
+import gc
+import multiprocessing
+import os
 import pickle
 import random
+import sys
 import threading
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -283,6 +288,85 @@ def test_encode_batch_equals_tiktokens_batch(cl100k, cl100k_tiktoken, backend, s
         [cl100k_tiktoken.encode_ordinary("a<|endoftext|>")]
     with pytest.raises(TypeError, match="encode takes a str, got bytes"):
         tok.encode_batch([*docs, b"bytes"], num_threads=num_threads)
+
+
+def error_of(call):
+    """(type, message) of what call() raises, or None."""
+    try:
+        call()
+    except Exception as e:
+        return type(e), str(e)
+    return None
+
+
+def test_a_batch_raises_what_encoding_text_by_text_raises_first(cl100k, backend, stdlib_docs):
+    # the shares of a batch are checked at once, on several threads: the error must still
+    # be the one that encoding the texts one by one, in order, meets first
+    tok = with_backend(cl100k, backend)
+    docs = stdlib_docs[:24]
+    rng = random.Random(5)
+    for _ in range(12):
+        texts = list(docs)
+        special_at, bytes_at = rng.randrange(len(texts)), rng.randrange(len(texts))
+        texts[special_at] = texts[special_at][:500] + "<|endoftext|>" + texts[special_at][500:]
+        texts.insert(bytes_at, texts[bytes_at].encode())
+        want = error_of(lambda: [tok.encode(t) for t in texts])
+        assert want is not None
+        for threads in (1, 2, 3):
+            assert error_of(lambda: tok.encode_batch(texts, num_threads=threads)) == want
+
+
+@pytest.mark.parametrize("num_threads", [1, 2])
+def test_the_lists_of_a_batch_are_tracked_and_own_one_reference_per_item(cl100k, backend, stdlib_docs,
+                                                                          num_threads):
+    # the compiled encoder writes the items without the GIL and adds each int's references
+    # in one step, and leaves the lists untracked until the batch is whole: check both
+    # against what counting the items by identity says
+    tok = with_backend(cl100k, backend)
+    out = tok.encode_batch(stdlib_docs[:6], num_threads=num_threads)
+    out.append(tok.encode(stdlib_docs[6] + stdlib_docs[7]))
+    if backend == "cython":  # and the compiled encoder's own lists
+        out += tok._fast_encoder().encode_batch(stdlib_docs[8:10])
+        out.append(tok._fast_encoder().encode_ordinary(stdlib_docs[10]))
+    assert all(type(ids) is list and gc.is_tracked(ids) for ids in out)
+    uses = Counter(id(i) for ids in out for i in ids)
+    # ids above 256: no small int that the interpreter shares with everything else
+    sample = list({id(i): i for ids in out for i in ids if i > 256}.values())[:300]
+    assert len(sample) == 300
+    before = [sys.getrefcount(i) for i in sample]
+    del out
+    after = [sys.getrefcount(i) for i in sample]
+    assert [b - a for b, a in zip(before, after)] == [uses[id(i)] for i in sample]
+
+
+def encode_batch_or_exit(tok, docs, want):
+    os._exit(0 if tok.encode_batch(docs, num_threads=2) == want else 3)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_encodes_a_batch_on_threads(cl100k, cl100k_tiktoken, backend, stdlib_docs):
+    # encode_batch keeps its helper threads; a forked child has none of them, and must
+    # not wait for them (it hung before the pool was dropped at fork)
+    tok = with_backend(cl100k, backend)
+    docs = stdlib_docs[:12]
+    want = cl100k_tiktoken.encode_ordinary_batch(docs)
+    assert tok.encode_batch(docs, num_threads=2) == want   # the parent's helpers now exist
+    child = multiprocessing.get_context("fork").Process(target=encode_batch_or_exit, args=(tok, docs, want))
+    child.start()
+    child.join(120)   # a bound for a hang, not a wait for something to happen
+    if child.exitcode is None:
+        child.kill()
+    assert child.exitcode == 0
+
+
+@needs_cython
+def test_helper_encoders_are_kept(small):
+    fast = with_backend(small, "cython")._fast_encoder()
+    assert fast.helper(0) is fast
+    assert fast.helper(2) is fast.helper(2) and fast.helper(1) is not fast.helper(2)
+    assert fast.helper(1) is not fast and fast.helper(1).encode_ordinary("ab ab") == fast.encode_ordinary("ab ab")
+    with pytest.raises(ValueError, match="0 or more"):
+        fast.helper(-1)
 
 
 @needs_cython

@@ -125,6 +125,24 @@ def test_the_first_disallowed_special_token_is_named_at_its_place(tokens, parts,
         tok.encode_to_numpy(text)
 
 
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.lists(st.sampled_from(["<|", "<|a", "<|ab", "|>", "<", " ", "b", "c|>", "é"]),
+                               max_size=8).map("".join), max_size=7),
+       threads=st.sampled_from([1, 2, 3]))
+def test_a_batch_names_the_first_special_token_of_the_first_text_that_has_one(texts, threads, backend):
+    # the compiled search looks through a share's texts in one call, and the shares
+    # run at once: still the first text (in order) with a token, and its first token
+    tokens = ["<|a|>", "<|ab|>", "<|ab"]
+    tok = Tokenizer([], special_tokens={t: 256 + k for k, t in enumerate(tokens)}, backend=backend)
+    first = next((hit for hit in (first_special_by_hand(t, tokens) for t in texts) if hit), None)
+    if first is None:
+        assert tok.encode_batch(texts, num_threads=threads) == [list(t.encode()) for t in texts]
+        return
+    at, token = first
+    with pytest.raises(ValueError, match=f"special token {re.escape(repr(token))} at character {at},"):
+        tok.encode_batch(texts, num_threads=threads)
+
+
 def test_a_special_token_is_found_at_every_offset(backend):
     # the compiled search takes 16 bytes a step: put the token on either side of every step
     tokens = ["<|a|>", "<|ab|>"]

@@ -9,7 +9,8 @@ with C data and without the interpreter:
 
 * ``Encoder(ranks, pattern)`` with ``.encode_ordinary(text)``, ``.encode_to_numpy(text)``,
   ``.encode_batch(texts)`` and ``.encode_chunk(chunk)``: what ``Tokenizer`` calls
-  when its backend is "cython".
+  when its backend is "cython"; ``.find_special(_batch)``, ``.helper(k)`` and
+  ``track_lists`` serve ``Tokenizer.encode`` and ``encode_batch``.
 * ``bpe_encode_chunk(chunk, ranks)`` and ``split_chunks(text, pattern)``: the same
   functions as the Python ones, for tests and for readers who want to compare.
 
@@ -42,7 +43,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.ref cimport PyObject
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcmp, memcpy, memset
 
 cdef extern from *:
@@ -86,6 +87,42 @@ cdef extern from "Python.h":
     object PyList_New(Py_ssize_t n)
     void incref "Py_INCREF"(PyObject* o)
     void PyList_SET_ITEM(object lst, Py_ssize_t k, PyObject* item)  # steals the reference to item
+    void PyObject_GC_Track(PyObject* o)
+    void PyObject_GC_UnTrack(PyObject* o)
+    int PyObject_GC_IsTracked(PyObject* o)
+
+cdef extern from *:
+    """
+    /* The item array of a list. */
+    static inline PyObject** bpe_list_items(PyObject* l) { return ((PyListObject*)l)->ob_item; }
+    /* A list of n items whose item array is allocated but not zeroed (PyList_New
+       zeroes it, under the GIL): every item must be written before anyone but the
+       maker sees the list, and until then its size stays 0 (bpe_list_filled). */
+    static PyObject* bpe_list_unfilled(Py_ssize_t n) {
+        PyObject* l = PyList_New(0);
+        if (l == NULL || n == 0) return l;
+        PyObject** items = (PyObject**)PyMem_Malloc((size_t)n * sizeof(PyObject*));
+        if (items == NULL) { Py_DECREF(l); return PyErr_NoMemory(); }
+        ((PyListObject*)l)->ob_item = items;
+        ((PyListObject*)l)->allocated = n;
+        return l;
+    }
+    /* Once its items are written: the list's size becomes its allocated n. */
+    static inline void bpe_list_filled(PyObject* l) { Py_SET_SIZE(l, ((PyListObject*)l)->allocated); }
+    /* c more references to o in one step: what c Py_INCREFs do (on an immortal
+       object, 3.12+, nothing; a free-threaded build has no single count to add to). */
+    static inline void bpe_add_refs(PyObject* o, Py_ssize_t c) {
+    #ifdef Py_GIL_DISABLED
+        while (c-- > 0) Py_INCREF(o);
+    #else
+        Py_SET_REFCNT(o, Py_REFCNT(o) + c);
+    #endif
+    }
+    """
+    PyObject** list_items "bpe_list_items"(PyObject* l) noexcept nogil
+    object list_unfilled "bpe_list_unfilled"(Py_ssize_t n)
+    void list_filled "bpe_list_filled"(PyObject* l) noexcept
+    void add_refs "bpe_add_refs"(PyObject* o, Py_ssize_t c) noexcept
 
 include "_hashtable.pxi"
 include "_front_cache.pxi"
@@ -107,6 +144,7 @@ def _set_cache_limits(entries=1 << 18, nbytes=1 << 26):
 
 
 cdef size_t keep_ids = 1 << 24          # an encoder keeps its output buffer between calls up to this many ids
+cdef size_t few_ids = 1024              # lists of fewer ids in all are made the plain way (as_list)
 
 
 cdef struct IdBuf:      # a growing buffer of ids (the output of an encode)
@@ -275,15 +313,21 @@ cdef class Encoder:
     cdef object findall
     cdef bint busy
     cdef list spare
+    cdef list helpers            # helper(k) for k >= 1: copies kept for the threads of a batch
+    cdef uint32_t* uses          # uses[i]: how many times id i is in the lists being made (see _lists)
+    cdef uint32_t* touched       # the ids whose uses are not 0, in the order first seen
 
     def __cinit__(self):
         memset(&self.cache, 0, sizeof(Table))
         memset(&self.buf, 0, sizeof(IdBuf))
+        self.uses = NULL
+        self.touched = NULL
         self.front = front_new()
         if self.front == NULL:
             raise MemoryError()
         self.busy = False
         self.spare = []
+        self.helpers = []
 
     def __init__(self, ranks, pattern=None):
         self.R = ranks if isinstance(ranks, _Ranks) else _Ranks(ranks)
@@ -304,6 +348,8 @@ cdef class Encoder:
         table_free(&self.cache)
         free(self.front)
         free(self.buf.p)
+        free(self.uses)
+        free(self.touched)
 
     def __reduce__(self):
         return (Encoder, (self.R.ranks, self.pattern))
@@ -317,12 +363,26 @@ cdef class Encoder:
             raise MemoryError()
         return e
 
+    def helper(self, Py_ssize_t k):
+        """Encoder k of a batch's threads: this one for k = 0; for k >= 1, a copy made
+        the first time and kept with this one, so that the thread that encodes its
+        shares with it finds the caches it warmed in the last batch (a spare from
+        ``_claim`` goes to whichever thread asks, and a share then runs on a core
+        whose L2 holds the other encoder's entries)."""
+        if k < 0:
+            raise ValueError(f"helper number must be 0 or more, got {k}")
+        if k == 0:
+            return self
+        while len(self.helpers) < k:
+            self.helpers.append(self.copy())
+        return self.helpers[k - 1]
+
     def encode_chunk(self, str chunk):
         """Ids of one pre-tokenized chunk (cached), as ``Tokenizer.encode_chunk``."""
         cdef Encoder e = self._claim()
         try:
             e._encode_chunk(chunk)
-            return e.R.as_list(e.buf.p, e.buf.n)
+            return e._list()
         finally:
             self._release(e)
 
@@ -331,7 +391,7 @@ cdef class Encoder:
         cdef Encoder e = self._claim()
         try:
             e._encode_ordinary(text)
-            return e.R.as_list(e.buf.p, e.buf.n)
+            return e._list()
         finally:
             self._release(e)
 
@@ -347,18 +407,25 @@ cdef class Encoder:
         finally:
             self._release(e)
 
-    def encode_batch(self, list texts):
+    def encode_batch(self, list texts, bint track=True):
         """``[encode_ordinary(t) for t in texts]``, with all the scanning and merging in
-        one stretch without the GIL (so threads that each take a share run in parallel)."""
+        one stretch without the GIL (so threads that each take a share run in parallel).
+
+        ``track=False``: the lists are left untracked by the cycle collector, for a
+        caller that makes a batch in shares and then passes the whole of it to
+        ``track_lists``. A collection that starts while the shares are being made
+        (another thread's lists count towards starting one) then does not walk
+        millions of ids under the GIL: that walk had taken 16-21 ms of a 70 ms
+        batch of 10 MB of code on 2 threads, and had kept them from scaling."""
         cdef Encoder e = self._claim()
         try:
-            return e._encode_batch(texts)
+            return e._encode_batch(texts, track)
         finally:
             self._release(e)
 
     def find_special(self, str text, tuple longest_first, str prefix):
         """Where the first of the special tokens ``longest_first`` (longest first, all
-        beginning with ``prefix``, which is not empty) is in ``text``: (character
+        beginning with ``prefix``, of 2 bytes or more) is in ``text``: (character
         offset, token), or None. The same answer as ``special_regex(...).search``.
 
         It searches the text's UTF-8 for the prefix (``bpe_find``, 16 bytes a step;
@@ -368,25 +435,50 @@ cdef class Encoder:
         >>> Encoder({bytes([i]): i for i in range(256)}).find_special("a<|b<|end|>", ("<|end|>",), "<|")
         (4, '<|end|>')
         """
-        cdef Py_ssize_t n, m, k
-        cdef const char* s = PyUnicode_AsUTF8AndSize(text, &n)
-        cdef const char* p = PyUnicode_AsUTF8AndSize(prefix, &m)
-        cdef const char* hit = s
-        cdef const char* t
-        tokens = [(token, token.encode()) for token in longest_first]
-        if m < 2:
+        found = self.find_special_batch([text], longest_first, prefix)
+        return None if found is None else found[1:]
+
+    def find_special_batch(self, list texts, tuple longest_first, str prefix):
+        """``find_special`` on each text in turn, up to the first that has one: (index
+        of that text, character offset, token), or None. The searches of all the
+        texts are one stretch without the GIL (from 64 KB in all): the threads of
+        ``Tokenizer.encode_batch`` search at once, and do not hand the GIL back and
+        forth once per text (which had cost more than the searches).
+
+        >>> Encoder({bytes([i]): i for i in range(256)}).find_special_batch(["<|", "a<|end|>"], ("<|end|>",), "<|")
+        (1, 1, '<|end|>')
+        """
+        cdef Py_ssize_t m = len(texts), nt = len(longest_first), k, j = -1, n, pm, total = 0
+        cdef const char* p = PyUnicode_AsUTF8AndSize(prefix, &pm)
+        cdef const char* hit = NULL
+        if pm < 2:
             raise ValueError(f"find_special needs a prefix of 2 bytes or more, got {prefix!r}")
-        while True:
-            with nogil:  # as the regex search did: encode_batch's threads search at once
-                hit = find_bytes(hit, n - (hit - s), p, m)
-            if hit == NULL:
+        raws = [token.encode() for token in longest_first]
+        cdef const char** ptrs = <const char**>malloc((m + nt) * sizeof(char*))
+        cdef Py_ssize_t* lens = <Py_ssize_t*>malloc((m + nt) * sizeof(Py_ssize_t))
+        try:
+            if ptrs == NULL or lens == NULL:
+                raise MemoryError()
+            for k in range(m):  # the texts' UTF-8 (kept by the strs), then the tokens'
+                text = texts[k]
+                if type(text) is not str:
+                    raise TypeError(f"find_special_batch takes a list of str; item {k} is a {type(text).__name__}")
+                ptrs[k] = PyUnicode_AsUTF8AndSize(text, &lens[k])
+                total += lens[k]
+            for k in range(nt):
+                ptrs[m + k] = PyBytes_AS_STRING(raws[k])
+                lens[m + k] = PyBytes_GET_SIZE(raws[k])
+            if total < (1 << 16):
+                k = first_special(ptrs, lens, m, nt, p, pm, &hit, &j)
+            else:
+                with nogil:
+                    k = first_special(ptrs, lens, m, nt, p, pm, &hit, &j)
+            if k < 0:
                 return None
-            for token, raw in tokens:
-                k = len(raw)
-                t = raw
-                if n - (hit - s) >= k and memcmp(hit, t, k) == 0:
-                    return len(PyUnicode_DecodeUTF8(s, hit - s, NULL)), token
-            hit += 1
+            return k, len(PyUnicode_DecodeUTF8(ptrs[k], hit - ptrs[k], NULL)), longest_first[j]
+        finally:
+            free(ptrs)
+            free(lens)
 
     cdef Encoder _claim(self):
         """This encoder, or a spare when another thread is using it (decided under the GIL)."""
@@ -411,6 +503,86 @@ cdef class Encoder:
         if grow(<void**>&self.buf.p, &self.buf.cap, n, sizeof(uint32_t)) < 0:
             raise MemoryError()
 
+    cdef list _list(self):
+        """The ids in ``buf`` as a list."""
+        cdef size_t end = self.buf.n
+        return self._lists(&end, 1, True)[0]
+
+    cdef list _lists(self, const size_t* ends, Py_ssize_t m, bint track):
+        """The ids in ``buf`` as m lists: list k holds ids ends[k-1] to ends[k] (from 0).
+
+        Each item is a reference to the table's int object for that id (``R.ints``),
+        so making a list writes pointers and counts references, and makes no int.
+        Done in three steps, so that threads that each encode a share of a batch
+        (``Tokenizer.encode_batch``) do most of it at once:
+        1. under the GIL, the lists are made, untracked (the cycle collector, run
+           by another thread, does not look into a list being filled), with room
+           for their items, not zeroed (PyList_New's zeroing had been ~2% of the
+           batch, under the GIL) and a size of 0 until step 3;
+        2. without it, their items are written, and ``uses[i]`` counts each id i
+           (``touched`` lists the ids seen, so step 3 visits only those);
+        3. under the GIL again, each id's int object gets its ``uses[i]`` new
+           references in one addition, and the lists are tracked (unless ``track``
+           is false: see ``encode_batch``).
+        Step 3 touches each distinct id once (some thousands) where one
+        ``Py_INCREF`` per id (millions) had to be under the GIL, and had taken
+        ~15% of encoding code; see _encode_text.pxi. Fewer than ``few_ids`` ids
+        in all (or a sparse vocabulary, without shared ints) take ``as_list``.
+        """
+        cdef _Ranks R = self.R
+        cdef Py_ssize_t k, j = 0, q, nt = 0
+        cdef size_t e, top = len(R.ints) if R.ints is not None else 0
+        cdef uint32_t i
+        cdef PyObject** items
+        cdef PyObject** ints = R.int_items
+        cdef PyObject** lists
+        cdef uint32_t* uses
+        cdef uint32_t* touched
+        cdef const uint32_t* ids = self.buf.p
+        if ints == NULL or self.buf.n < few_ids or self.buf.n >= <size_t>0xFFFFFFFF:
+            return [R.as_list(ids + (ends[k - 1] if k else 0), ends[k] - (ends[k - 1] if k else 0))
+                    for k in range(m)]
+        if self.uses == NULL:
+            self.uses = <uint32_t*>calloc(top, sizeof(uint32_t))
+            self.touched = <uint32_t*>malloc(top * sizeof(uint32_t))
+            if self.uses == NULL or self.touched == NULL:
+                free(self.uses)
+                free(self.touched)
+                self.uses = self.touched = NULL
+                raise MemoryError()
+        uses, touched = self.uses, self.touched
+        out = PyList_New(m)
+        lists = list_items(<PyObject*>out)
+        for k in range(m):   # 1 (their size stays 0 until their items are written)
+            lst = list_unfilled(ends[k] - (ends[k - 1] if k else 0))
+            PyObject_GC_UnTrack(<PyObject*>lst)
+            incref(<PyObject*>lst)
+            PyList_SET_ITEM(out, k, <PyObject*>lst)
+        with nogil:          # 2
+            for k in range(m):
+                items = list_items(lists[k])
+                e = ends[k]
+                q = 0
+                while <size_t>j < e:
+                    i = ids[j]
+                    items[q] = ints[i]
+                    if uses[i] == 0:
+                        touched[nt] = i
+                        nt += 1
+                    uses[i] += 1
+                    j += 1
+                    q += 1
+        for q in range(nt):  # 3
+            i = touched[q]
+            add_refs(ints[i], uses[i])
+            uses[i] = 0
+        for k in range(m):
+            list_filled(lists[k])
+        if track:
+            for k in range(m):
+                PyObject_GC_Track(lists[k])
+        return out
+
     cdef _encode_chunk(self, str chunk):
         """The ids of one chunk into ``buf``."""
         cdef Py_ssize_t n
@@ -420,7 +592,7 @@ cdef class Encoder:
         if n and encode_piece(&self.R.t, &self.cache, p, n, &self.buf) < 0:
             raise MemoryError()
 
-    cdef list _encode_batch(self, list texts):
+    cdef list _encode_batch(self, list texts, bint track):
         cdef Py_ssize_t m = len(texts), k, n, total = 0
         cdef int status = 0
         if self.kind == KIND_REGEX or self.kind == KIND_NONE or m == 0:
@@ -457,12 +629,7 @@ cdef class Encoder:
                     ends[k] = self.buf.n
             if status < 0:
                 raise MemoryError()
-            # under the GIL again: one list per text, from the shared int objects
-            out = []
-            for k in range(m):
-                n = ends[k - 1] if k else 0
-                out.append(self.R.as_list(self.buf.p + n, ends[k] - n))
-            return out
+            return self._lists(ends, m, track)
         finally:
             free(ptrs)
             free(lens)
@@ -495,6 +662,38 @@ cdef class Encoder:
             status = encode_text(&self.R.t, &self.cache, self.front, self.R.front_ids, kind, s, n, &self.buf)
         if status < 0:
             raise MemoryError()
+
+
+cdef Py_ssize_t first_special(const char** ptrs, const Py_ssize_t* lens, Py_ssize_t m, Py_ssize_t nt,
+                              const char* p, Py_ssize_t pm, const char** at, Py_ssize_t* which) noexcept nogil:
+    """The first of texts ptrs[0:m] that holds one of the tokens ptrs[m:m+nt] (longest
+    first; all begin with p[0:pm]): its index, with where (``at``) and which token;
+    or -1."""
+    cdef Py_ssize_t k, j, n
+    cdef const char* s
+    cdef const char* hit
+    for k in range(m):
+        s, n = ptrs[k], lens[k]
+        hit = s
+        while True:
+            hit = find_bytes(hit, n - (hit - s), p, pm)
+            if hit == NULL:
+                break
+            for j in range(nt):
+                if n - (hit - s) >= lens[m + j] and memcmp(hit, ptrs[m + j], lens[m + j]) == 0:
+                    at[0], which[0] = hit, j
+                    return k
+            hit += 1
+    return -1
+
+
+def track_lists(list lists):
+    """Let the cycle collector track every list in ``lists`` that it does not yet
+    (the lists of ``Encoder.encode_batch(texts, track=False)``); returns ``lists``."""
+    for lst in lists:
+        if type(lst) is list and not PyObject_GC_IsTracked(<PyObject*>lst):
+            PyObject_GC_Track(<PyObject*>lst)
+    return lists
 
 
 cdef _check_parts(uint32_t* out, Py_ssize_t m, chunk):

@@ -22,6 +22,7 @@ import json
 import operator
 import os
 import random
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -124,6 +125,38 @@ def replace_surrogates(text: str) -> str:
     True
     """
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+_helpers = None
+_helpers_lock = threading.Lock()
+
+
+def _helper_pool() -> ThreadPoolExecutor:
+    """The threads that help encode_batch, up to max(cores, 8) at once: made once and
+    kept (a new thread per call costs its start, and the kernel's work to map and unmap
+    its stack)."""
+    global _helpers
+    with _helpers_lock:
+        if _helpers is None:
+            _helpers = ThreadPoolExecutor(max_workers=max(_backend.CORES, 8), thread_name_prefix="bpe_lesson")
+        return _helpers
+
+
+def _forget_helpers() -> None:
+    # a forked child has none of the parent's threads: its first batch makes its own pool
+    global _helpers, _helpers_lock
+    _helpers, _helpers_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_helpers)
+
+
+def _disallowed_error(at: int, token: str) -> ValueError:
+    """The error for a disallowed special token ``token`` found at character ``at``."""
+    return ValueError(
+        f"the text contains the special token {token!r} at character {at}, which is "
+        f"disallowed; pass allowed_special={{{token!r}}} to encode it as its id, or "
+        f"disallowed_special=() to encode it as plain text")
 
 
 class Tokenizer:
@@ -285,9 +318,11 @@ class Tokenizer:
     def encode_batch(self, texts, num_threads=None, allowed_special=(), disallowed_special="all") -> list[list[int]]:
         """Encode many texts: the same ids as ``[self.encode(t, ...) for t in texts]``.
 
-        ``num_threads`` workers (default: one per core) share the texts. The compiled
-        encoder lets go of Python's GIL while it scans and merges, so they run in
-        parallel; with the Python backend they take turns.
+        ``num_threads`` workers (default: one per core) share the texts: this thread
+        and helper threads that are kept between calls. The compiled encoder lets go
+        of Python's GIL while it scans, merges and fills the lists, so they run in
+        parallel; with the Python backend they take turns. An error is the one that
+        encoding the texts one by one would meet first.
         """
         if isinstance(texts, (str, bytes)):
             raise TypeError(f"encode_batch takes a list of texts, got one {type(texts).__name__} "
@@ -309,35 +344,61 @@ class Tokenizer:
             with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
                 return list(pool.map(one, texts))
 
-        def share(part):
+        def share(part, enc):
             # checked and normalized here (holding the GIL), then encoded in one compiled call (without it)
             ready = []
             for text in part:
                 if not isinstance(text, str):
+                    self._refuse_specials_in(ready, disallowed)  # the texts before it come first
                     raise TypeError(f"encode takes a str, got {type(text).__name__}")
-                text = normalize_text(text, self.normalize)
-                self._refuse_specials(text, disallowed)
-                ready.append(text)
+                ready.append(normalize_text(text, self.normalize))
+            self._refuse_specials_in(ready, disallowed)
             try:
-                return fast.encode_batch(ready)
+                # untracked by the cycle collector until the whole batch is made (see below)
+                return enc.encode_batch(ready, track=False)
             except UnicodeEncodeError:  # a lone surrogate somewhere: encode() replaces it
                 return [one(t) for t in part]
 
         if threads == 1 or len(texts) < 2:
-            return share(texts)
-        # 4 shares a thread, cut where the characters so far pass k/shares of the total
-        parts, cut, done = [], 0, 0
-        total = sum(len(t) if isinstance(t, str) else 1 for t in texts)
-        shares = 4 * threads
-        for k, text in enumerate(texts):
-            done += len(text) if isinstance(text, str) else 1
-            if done * shares >= (len(parts) + 1) * total:
+            return _backend._encoder.track_lists(share(texts, fast))
+        # Shares that shrink as the batch goes (guided scheduling): each takes 1/(2 threads)
+        # of the characters left, down to 1/(16 threads) of all, so the threads take few
+        # shares, and end close together when the last ones are small.
+        parts, cut, size = [], 0, 0
+        sizes = [len(t) if isinstance(t, str) else 1 for t in texts]
+        left = sum(sizes)
+        least = left / (16 * threads)
+        for k, n in enumerate(sizes):
+            size += n
+            if size >= max(left / (2 * threads), least):
                 parts.append(texts[cut:k + 1])
-                cut = k + 1
+                cut, left, size = k + 1, left - size, 0
         if cut < len(texts):
             parts.append(texts[cut:])
-        with ThreadPoolExecutor(max_workers=min(threads, len(parts))) as pool:
-            return [ids for done_part in pool.map(share, parts) for ids in done_part]
+        # Each thread keeps one encoder (this thread fast itself, thread k its helper k),
+        # whose caches it warmed the last time, and takes the next share when it is done
+        # with one; next() on the shared iterator holds the GIL, so each share is taken once.
+        results, errors = [None] * len(parts), {}
+        todo = iter(range(len(parts)))
+
+        def work(enc):
+            for j in todo:
+                try:
+                    results[j] = share(parts[j], enc)
+                except Exception as e:  # raised below, the first share's first
+                    errors[j] = e
+
+        helpers = [_helper_pool().submit(work, fast.helper(k)) for k in range(1, min(threads, len(parts)))]
+        try:
+            work(fast)
+        finally:
+            for f in helpers:
+                f.result()
+        if errors:
+            raise errors[min(errors)]
+        # tracked only now: a collection while the shares were made would otherwise walk
+        # every id of the shares already done, under the GIL (Encoder.encode_batch)
+        return _backend._encoder.track_lists([ids for part in results for ids in part])
 
     def encode(self, text: str, allowed_special=(), disallowed_special="all", dropout=0.0, seed=None) -> list[int]:
         """Encode text to ids, with tiktoken's rules for special tokens.
@@ -438,11 +499,27 @@ class Tokenizer:
             m = special_regex(disallowed).search(text, concurrent=True)
             found = None if m is None else (m.start(), m.group())
         if found is not None:
-            at, token = found
-            raise ValueError(
-                f"the text contains the special token {token!r} at character {at}, which is "
-                f"disallowed; pass allowed_special={{{token!r}}} to encode it as its id, or "
-                f"disallowed_special=() to encode it as plain text")
+            raise _disallowed_error(*found)
+
+    def _refuse_specials_in(self, texts: list, disallowed) -> None:
+        """``_refuse_specials`` on each text in turn: with the compiled encoder, all
+        the searches in one call, which lets go of the GIL once (encode_batch)."""
+        if not disallowed or not texts:
+            return
+        tokens = frozenset(disallowed)
+        prefix = special_prefix(tokens)
+        fast = self._fast_encoder() if len(prefix) >= 2 else None
+        if fast:
+            try:
+                found = fast.find_special_batch(texts, special_longest_first(tokens), prefix)
+            except UnicodeEncodeError:  # a lone surrogate in one of them: text by text
+                pass
+            else:
+                if found is not None:
+                    raise _disallowed_error(*found[1:])
+                return
+        for text in texts:
+            self._refuse_specials(text, disallowed)
 
     # ---- decoding ---------------------------------------------------------
     def decode_bytes(self, ids) -> bytes:
