@@ -506,6 +506,8 @@ cdef class Encoder:
     cdef list _list(self):
         """The ids in ``buf`` as a list."""
         cdef size_t end = self.buf.n
+        if end < few_ids:  # (what _lists would do, without its list of one list)
+            return self.R.as_list(self.buf.p, end)
         return self._lists(&end, 1, True)[0]
 
     cdef list _lists(self, const size_t* ends, Py_ssize_t m, bint track):

@@ -481,45 +481,38 @@ class Tokenizer:
 
     def _refuse_specials(self, text: str, disallowed) -> None:
         """Raise ``ValueError`` at the first disallowed special token in ``text``."""
-        if not disallowed:
-            return
-        tokens = frozenset(disallowed)
-        found = None  # (character offset, token)
-        prefix = special_prefix(tokens)   # what they all begin with, e.g. "<|"
-        fast = self._fast_encoder() if len(prefix) >= 2 else None
-        if fast:
-            try:  # find_special_by_str's search, in C over the text's UTF-8
-                found = fast.find_special(text, special_longest_first(tokens), prefix)
-            except UnicodeEncodeError:  # a lone surrogate: search the str itself
-                fast = None
-        if prefix and not fast:
-            found = find_special_by_str(text, special_longest_first(tokens), prefix)
-        elif not prefix:
-            # concurrent=True: the search lets go of the GIL, so encode_batch's threads search at once
-            m = special_regex(disallowed).search(text, concurrent=True)
-            found = None if m is None else (m.start(), m.group())
-        if found is not None:
-            raise _disallowed_error(*found)
+        self._refuse_specials_in([text], disallowed)
 
     def _refuse_specials_in(self, texts: list, disallowed) -> None:
-        """``_refuse_specials`` on each text in turn: with the compiled encoder, all
-        the searches in one call, which lets go of the GIL once (encode_batch)."""
+        """Raise ``ValueError`` at the first disallowed special token of the first text
+        that has one. With the compiled encoder, all the searches are one call, which
+        lets go of the GIL once (encode_batch's threads search at once); otherwise
+        ``find_special_by_str`` searches each str (a lone surrogate, or a common
+        beginning of one character), or the regex does (no common beginning)."""
         if not disallowed or not texts:
             return
         tokens = frozenset(disallowed)
-        prefix = special_prefix(tokens)
+        prefix = special_prefix(tokens)   # what they all begin with, e.g. "<|"
+        longest_first = special_longest_first(tokens)
         fast = self._fast_encoder() if len(prefix) >= 2 else None
         if fast:
-            try:
-                found = fast.find_special_batch(texts, special_longest_first(tokens), prefix)
-            except UnicodeEncodeError:  # a lone surrogate in one of them: text by text
+            try:  # find_special_by_str's search, in C over the texts' UTF-8
+                found = fast.find_special_batch(texts, longest_first, prefix)
+            except UnicodeEncodeError:  # a lone surrogate in one of them: search the strs
                 pass
             else:
                 if found is not None:
                     raise _disallowed_error(*found[1:])
                 return
         for text in texts:
-            self._refuse_specials(text, disallowed)
+            if prefix:
+                found = find_special_by_str(text, longest_first, prefix)
+            else:
+                # concurrent=True: the search lets go of the GIL, so encode_batch's threads search at once
+                m = special_regex(disallowed).search(text, concurrent=True)
+                found = None if m is None else (m.start(), m.group())
+            if found is not None:
+                raise _disallowed_error(*found)
 
     # ---- decoding ---------------------------------------------------------
     def decode_bytes(self, ids) -> bytes:
