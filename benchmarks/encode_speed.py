@@ -36,11 +36,13 @@ and ``encode`` (lists; ``encode`` also looks for special tokens) and
 ``encode_to_numpy`` (a uint32 array, no Python ints); gigatoken ``encode`` (a
 uint32 array) and its tiktoken-API ``encode_ordinary`` (a list).
 
-Then the batch: the code text's documents, ``encode_batch`` with 1 and with 2
-threads (tiktoken ``encode_ordinary_batch(num_threads=)``, gigatoken
-``encode_batch_list(parallel=)``), not pinned, ids checked per document, after
-one warm pass with each thread count; the best of five runs of each, and the median
-of the five ratios of runs made one after the other.
+Then the batch: the code text's documents, ``encode_batch`` (lists) and
+``encode_batch_to_numpy`` (an array per document) with 1 and with 2 threads
+(tiktoken ``encode_ordinary_batch(num_threads=)``, gigatoken
+``encode_batch_list(parallel=)`` and ``encode_batch(parallel=)``, which gives one
+awkward array), not pinned, ids checked per document, after
+one warm pass with each thread count; the best of 15 runs of each (tiktoken's: 5),
+and the median of the ratios of runs made one after the other.
 
 What this script does not do: compare with Hugging Face tokenizers (2-3 MB/s
 here; it would add minutes), or drop the page cache between runs.
@@ -69,6 +71,14 @@ ENGINES = {  # name -> (row label, needs)
     "ours_numpy": ("bpe_lesson encode_to_numpy", None),
     "giga": ("gigatoken encode (numpy)", "gigatoken"),
     "giga_list": ("gigatoken encode_ordinary (list)", "gigatoken"),
+}
+
+BATCH_ROWS = {  # name -> row label of the batch section
+    "tiktoken": "tiktoken encode_ordinary_batch",
+    "ours": "bpe_lesson encode_batch",
+    "ours_np": "bpe_lesson encode_batch_to_numpy",
+    "giga": "gigatoken encode_batch_list",
+    "giga_np": "gigatoken encode_batch (awkward)",
 }
 
 
@@ -156,23 +166,28 @@ def child_batch(vocab, quick) -> dict:
     runs = {
         "tiktoken": lambda k: enc.encode_ordinary_batch(docs, num_threads=k),
         "ours": lambda k: tok.encode_batch(docs, num_threads=k),
+        "ours_np": lambda k: tok.encode_batch_to_numpy(docs, num_threads=k),
     }
     try:
         import gigatoken
         folder = tempfile.mkdtemp()
         g = gigatoken.Tokenizer.from_tiktoken(tiktoken_file(vocab, folder))
         runs["giga"] = lambda k: g.encode_batch_list(docs, parallel=k > 1)
+        runs["giga_np"] = lambda k: g.encode_batch(docs, parallel=k > 1)  # an awkward array
     except ImportError:
         pass
     want = enc.encode_ordinary_batch(docs, num_threads=2)
     out = {"bytes": nbytes, "docs": len(docs)}
     for name, run in runs.items():
         for k in (1, 2):  # warm: every thread's encoder has seen the text once
-            if [list(x) for x in run(k)] != want:
+            got = run(k)
+            if (got.to_list() if hasattr(got, "to_list") else [list(x) for x in got]) != want:
                 raise SystemExit(f"{name} encode_batch with {k} threads: ids differ from tiktoken's")
         pairs = []
-        for _ in range(5):  # the two thread counts in turn, five times: the best of each,
-            pair = []       # and the median of the five ratios
+        # the two thread counts in turn, 5 times (tiktoken, ~2 s a run) or 15: the best of
+        # each, and the median of the ratios
+        for _ in range(5 if name == "tiktoken" else 15):
+            pair = []
             for k in (1, 2):
                 t = time.perf_counter()
                 run(k)
@@ -266,11 +281,11 @@ def main(argv=None):
     for vocab in vocabs:
         b = in_child(["batch", vocab, args.quick])
         print(f"\nencode_batch, {vocab}: {b['docs']:,} documents, {b['bytes'] / 1e6:.1f} MB (MB/s, not pinned)")
-        for name in ("tiktoken", "ours", "giga"):
+        for name, label in BATCH_ROWS.items():
             if f"{name}_1" in b:
                 one, two = b["bytes"] / b[f"{name}_1"] / 1e6, b["bytes"] / b[f"{name}_2"] / 1e6
-                print(f"  {name:9s} 1 thread {one:7.1f}   2 threads {two:7.1f}   x{two / one:.2f}"
-                      f"   (median of 5 paired runs x{b[f'{name}_ratio']:.2f})")
+                print(f"  {label:34s} 1 thread {one:6.1f}   2 threads {two:6.1f}   x{two / one:.2f}"
+                      f"   (median of paired runs x{b[f'{name}_ratio']:.2f})")
 
 
 if __name__ == "__main__":

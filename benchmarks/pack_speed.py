@@ -13,7 +13,7 @@ Without ``--tokenizer`` the script trains an 8,192-id tokenizer (GPT-4 pattern,
 ``<|endoftext|>``) on the first 2 MB first; training is not timed.
 
 What it measures, each from the .jsonl on disk to finished shards:
-  * ours, 1 process: ``pack(..., processes=1)`` (the compiled encoder, ``encode_to_numpy``);
+  * ours, 1 process: ``pack(..., processes=1)`` (the compiled encoder, ``encode_batch_to_numpy``);
   * ours, all cores: ``pack(..., processes=os.cpu_count())`` (a fork pool);
   * tiktoken: the same vocabulary as a ``tiktoken.Encoding`` (``to_tiktoken``),
     ``encode_ordinary_batch`` over batches of documents with one thread per core,

@@ -118,8 +118,10 @@ def test_encode_equals_tiktoken_on_real_text_for_each_pattern(backend, pattern, 
     texts = [prose_docs[-1], stdlib_docs[-1][:20_000], "\n\n".join(MULTILINGUAL.values())]
     if pattern is None:
         texts = [t[:600] for t in texts]  # one chunk each: the Python loop is quadratic in its length
-    for text in texts:
-        assert tok.encode(text) == reference(tok, text)
+    want = [reference(tok, text) for text in texts]
+    assert [tok.encode(text) for text in texts] == want
+    assert tok.encode_batch(texts, num_threads=2) == want
+    assert [a.tolist() for a in tok.encode_batch_to_numpy(texts, num_threads=2)] == want
 
 
 def test_long_chunks_take_the_heap_path_and_agree(small, backend):
@@ -273,21 +275,49 @@ def test_encode_to_numpy_gives_tiktokens_ids_in_the_dtype_asked(cl100k, cl100k_t
     assert tok.encode_to_numpy("").tolist() == []
 
 
+def batch_of(tok, array):
+    """encode_batch, or encode_batch_to_numpy with its arrays as lists (to compare with tiktoken's)."""
+    if not array:
+        return tok.encode_batch
+
+    def batch(texts, **kw):
+        out = tok.encode_batch_to_numpy(texts, **kw)
+        assert all(type(a) is np.ndarray and a.dtype == kw.get("dtype", np.uint32) for a in out)
+        return [a.tolist() for a in out]
+    return batch
+
+
+@pytest.mark.parametrize("array", [False, True], ids=["lists", "arrays"])
 @pytest.mark.parametrize("num_threads", [1, 2, 3])
-def test_encode_batch_equals_tiktokens_batch(cl100k, cl100k_tiktoken, backend, stdlib_docs, num_threads):
+def test_encode_batch_equals_tiktokens_batch(cl100k, cl100k_tiktoken, backend, stdlib_docs, num_threads, array):
     tok = with_backend(cl100k, backend)
+    batch = batch_of(tok, array)
     docs = [*stdlib_docs[:40], "", "x", *MULTILINGUAL.values(), *front_cache_texts()[:3]]
-    assert tok.encode_batch(docs, num_threads=num_threads) == \
-        cl100k_tiktoken.encode_ordinary_batch(docs, num_threads=2)
+    assert batch(docs, num_threads=num_threads) == cl100k_tiktoken.encode_ordinary_batch(docs, num_threads=2)
     # a lone surrogate anywhere: U+FFFD, as tiktoken does
     odd = [docs[0], "ab\ud800cd", docs[1]]
-    assert tok.encode_batch(odd, num_threads=num_threads) == [cl100k_tiktoken.encode_ordinary(t) for t in odd]
+    assert batch(odd, num_threads=num_threads) == [cl100k_tiktoken.encode_ordinary(t) for t in odd]
     with pytest.raises(ValueError, match="disallowed"):
-        tok.encode_batch([*docs, "a<|endoftext|>"], num_threads=num_threads)
-    assert tok.encode_batch(["a<|endoftext|>"], num_threads=num_threads, disallowed_special=()) == \
+        batch([*docs, "a<|endoftext|>"], num_threads=num_threads)
+    assert batch(["a<|endoftext|>"], num_threads=num_threads, disallowed_special=()) == \
         [cl100k_tiktoken.encode_ordinary("a<|endoftext|>")]
+    assert batch(docs[:3] + ["a<|endoftext|>"], num_threads=num_threads, allowed_special="all") == \
+        [cl100k_tiktoken.encode(t, allowed_special="all") for t in docs[:3] + ["a<|endoftext|>"]]
     with pytest.raises(TypeError, match="encode takes a str, got bytes"):
-        tok.encode_batch([*docs, b"bytes"], num_threads=num_threads)
+        batch([*docs, b"bytes"], num_threads=num_threads)
+
+
+@pytest.mark.parametrize("num_threads", [1, 2])
+def test_encode_batch_to_numpy_in_another_dtype(cl100k, cl100k_tiktoken, backend, stdlib_docs, num_threads):
+    tok = with_backend(cl100k, backend)
+    docs = stdlib_docs[:12]
+    want = cl100k_tiktoken.encode_ordinary_batch(docs)
+    assert batch_of(tok, True)(docs, num_threads=num_threads, dtype=np.int64) == want
+    small = ["hello world", "def f(x):", ""]
+    assert batch_of(tok, True)(small, num_threads=num_threads, dtype="uint16") == \
+        [cl100k_tiktoken.encode(t) for t in small]
+    with pytest.raises(TypeError, match="integer type"):
+        tok.encode_batch_to_numpy(docs, dtype=np.float32)
 
 
 def error_of(call):
@@ -314,6 +344,18 @@ def test_a_batch_raises_what_encoding_text_by_text_raises_first(cl100k, backend,
         assert want is not None
         for threads in (1, 2, 3):
             assert error_of(lambda: tok.encode_batch(texts, num_threads=threads)) == want
+            assert error_of(lambda: tok.encode_batch_to_numpy(texts, num_threads=threads)) == want
+    # an id too large for the dtype is an error too, met in its text's turn
+    plain = [f"line {i} of a few plain words" for i in range(12)]  # every id below 65,536
+    for _ in range(6):
+        texts = list(plain)
+        special_at, big_at = rng.sample(range(len(texts)), 2)
+        texts[special_at] += "<|endoftext|>"
+        texts[big_at] += " Kubernetes"  # id 67,474
+        want = error_of(lambda: [tok.encode_to_numpy(t, dtype=np.uint16) for t in texts])
+        assert want[0] is ValueError and ("disallowed" in want[1]) == (special_at < big_at)
+        for threads in (1, 2):
+            assert error_of(lambda: tok.encode_batch_to_numpy(texts, num_threads=threads, dtype="uint16")) == want
 
 
 @pytest.mark.parametrize("num_threads", [1, 2])

@@ -151,6 +151,25 @@ def _forget_helpers() -> None:
 os.register_at_fork(after_in_child=_forget_helpers)
 
 
+def _array_dtype(dtype) -> np.dtype:
+    """``dtype`` as a NumPy integer dtype, or ``TypeError``."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "ui":
+        raise TypeError(f"dtype must be an integer type such as uint32 or uint16, got {dtype.name}")
+    return dtype
+
+
+def _as_dtype(ids: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """uint32 ``ids`` as ``dtype``; ``ValueError`` when an id does not fit."""
+    if ids.dtype == dtype:
+        return ids
+    top = np.iinfo(dtype).max
+    if len(ids) and int(ids.max()) > top:
+        raise ValueError(f"id {int(ids.max()):,} does not fit in {dtype.name} (at most {top:,}); "
+                         f"use a wider dtype such as uint32")
+    return ids.astype(dtype)
+
+
 def _disallowed_error(at: int, token: str) -> ValueError:
     """The error for a disallowed special token ``token`` found at character ``at``."""
     return ValueError(
@@ -324,6 +343,23 @@ class Tokenizer:
         parallel; with the Python backend they take turns. An error is the one that
         encoding the texts one by one would meet first.
         """
+        return self._batch(texts, num_threads, allowed_special, disallowed_special, None)
+
+    def encode_batch_to_numpy(self, texts, num_threads=None, dtype=np.uint32, allowed_special=(),
+                              disallowed_special="all") -> list[np.ndarray]:
+        """``encode_batch`` with a NumPy array of ``dtype`` per text, as ``encode_to_numpy``
+        gives: the same ids, threads and errors. No Python int is made or counted, so
+        more of the work runs on the threads at once, and dropping the arrays is one
+        free per text (a list of ids is one decrement per id, on one thread).
+
+        >>> tok = Tokenizer([((97, 97), 256)], pattern=None)
+        >>> tok.encode_batch_to_numpy(["aaab", "b"], dtype="uint16")
+        [array([256,  97,  98], dtype=uint16), array([98], dtype=uint16)]
+        """
+        return self._batch(texts, num_threads, allowed_special, disallowed_special, _array_dtype(dtype))
+
+    def _batch(self, texts, num_threads, allowed_special, disallowed_special, dtype):
+        """``encode_batch`` (``dtype`` None: lists) or ``encode_batch_to_numpy`` (arrays of ``dtype``)."""
         if isinstance(texts, (str, bytes)):
             raise TypeError(f"encode_batch takes a list of texts, got one {type(texts).__name__} "
                             f"({texts[:30]!r}); use encode() for one text, or pass [text]")
@@ -331,14 +367,20 @@ class Tokenizer:
         threads = _backend.CORES if num_threads is None else num_threads
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"num_threads must be a positive int or None (one per core), got {threads!r}")
+        array = dtype is not None
 
         def one(text):
+            if array:
+                return self.encode_to_numpy(text, dtype, allowed_special=allowed_special,
+                                            disallowed_special=disallowed_special)
             return self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
 
         fast = self._fast_encoder()
         allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
-        if fast is None or allowed or self._check_cover:
-            # the text-by-text path: the Python backend, allowed special tokens, or a pattern to check
+        narrow = array and np.iinfo(dtype).max < 2**32 - 1 and self.max_token_id > np.iinfo(dtype).max
+        if fast is None or allowed or self._check_cover or narrow:
+            # the text-by-text path: the Python backend, allowed special tokens, a pattern to check,
+            # or a dtype too narrow for some ids (then the first error is the one text by text meets)
             if threads == 1 or len(texts) < 2:
                 return [one(t) for t in texts]
             with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
@@ -354,13 +396,15 @@ class Tokenizer:
                 ready.append(normalize_text(text, self.normalize))
             self._refuse_specials_in(ready, disallowed)
             try:
-                # untracked by the cycle collector until the whole batch is made (see below)
-                return enc.encode_batch(ready, track=False)
+                # lists: untracked by the cycle collector until the whole batch is made (see below)
+                ids = enc.encode_batch(ready, track=False, array=array)
             except UnicodeEncodeError:  # a lone surrogate somewhere: encode() replaces it
                 return [one(t) for t in part]
+            return [_as_dtype(x, dtype) for x in ids] if array and dtype != np.uint32 else ids
 
         if threads == 1 or len(texts) < 2:
-            return _backend._encoder.track_lists(share(texts, fast))
+            done = share(texts, fast)
+            return done if array else _backend._encoder.track_lists(done)
         # Shares that shrink as the batch goes (guided scheduling): each takes 1/(2 threads)
         # of the characters left, down to 1/(16 threads) of all, so the threads take few
         # shares, and end close together when the last ones are small.
@@ -396,9 +440,10 @@ class Tokenizer:
                 f.result()
         if errors:
             raise errors[min(errors)]
-        # tracked only now: a collection while the shares were made would otherwise walk
-        # every id of the shares already done, under the GIL (Encoder.encode_batch)
-        return _backend._encoder.track_lists([ids for part in results for ids in part])
+        done = [ids for part in results for ids in part]
+        # lists are tracked only now: a collection while the shares were made would otherwise
+        # walk every id of the shares already done, under the GIL (Encoder.encode_batch)
+        return done if array else _backend._encoder.track_lists(done)
 
     def encode(self, text: str, allowed_special=(), disallowed_special="all", dropout=0.0, seed=None) -> list[int]:
         """Encode text to ids, with tiktoken's rules for special tokens.
@@ -440,17 +485,8 @@ class Tokenizer:
         >>> tok.encode_to_numpy("aaab"), tok.encode_to_numpy("aaab", dtype="uint16").dtype
         (array([256,  97,  98], dtype=uint32), dtype('uint16'))
         """
-        dtype = np.dtype(dtype)
-        if dtype.kind not in "ui":
-            raise TypeError(f"dtype must be an integer type such as uint32 or uint16, got {dtype.name}")
-        ids = self._checked(text, allowed_special, disallowed_special, 0.0, None, array=True)
-        top = np.iinfo(dtype).max
-        if ids.dtype != dtype:
-            if len(ids) and int(ids.max()) > top:
-                raise ValueError(f"id {int(ids.max()):,} does not fit in {dtype.name} (at most {top:,}); "
-                                 f"use a wider dtype such as uint32")
-            ids = ids.astype(dtype)
-        return ids
+        dtype = _array_dtype(dtype)
+        return _as_dtype(self._checked(text, allowed_special, disallowed_special, 0.0, None, array=True), dtype)
 
     def _encode(self, text: str, allowed_special, disallowed_special, dropout=0.0, seed=None, array=False):
         rng = random.Random(seed) if dropout else None  # one stream of draws per call
