@@ -215,6 +215,7 @@ class Tokenizer:
         self.name = name
         self.normalize = check_form(normalize)  # None or "NFC" / "NFD" / "NFKC" / "NFKD"
         self._ranks = {b: i for i, b in self.vocab.items()}  # bytes -> int
+        self._largest_rank = max(self.vocab, default=-1)  # what encode_batch_to_numpy's dtype must hold
         if len(self._ranks) != len(self.vocab):
             raise ValueError("two ids in the vocabulary have the same bytes; every token's bytes must be distinct")
         for s, i in self.special_tokens.items():
@@ -377,7 +378,7 @@ class Tokenizer:
 
         fast = self._fast_encoder()
         allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
-        narrow = array and np.iinfo(dtype).max < 2**32 - 1 and self.max_token_id > np.iinfo(dtype).max
+        narrow = array and self._largest_rank > np.iinfo(dtype).max  # (allowed special tokens go text by text)
         if fast is None or allowed or self._check_cover or narrow:
             # the text-by-text path: the Python backend, allowed special tokens, a pattern to check,
             # or a dtype too narrow for some ids (then the first error is the one text by text meets)
