@@ -401,10 +401,7 @@ cdef class Encoder:
         cdef Encoder e = self._claim()
         try:
             e._encode_ordinary(text)
-            arr = np.empty(e.buf.n, dtype=np.uint32)
-            if e.buf.n:
-                memcpy(<void*><size_t>arr.ctypes.data, e.buf.p, e.buf.n * sizeof(uint32_t))
-            return arr
+            return e._arrays(&e.buf.n, 1)[0]
         finally:
             self._release(e)
 
@@ -596,10 +593,10 @@ cdef class Encoder:
 
     cdef list _arrays(self, const size_t* ends, Py_ssize_t m):
         """The ids in ``buf`` as m NumPy uint32 arrays, array k holding ids ends[k-1]
-        to ends[k] (from 0): made under the GIL, filled without it."""
+        to ends[k] (from 0): made under the GIL, filled without it (from 64 Ki ids in
+        all; a shorter copy is quicker than letting go of the GIL and taking it back)."""
         cdef Py_buffer* views = <Py_buffer*>calloc(m if m else 1, sizeof(Py_buffer))
         cdef Py_ssize_t k, got = 0
-        cdef size_t start
         if views == NULL:
             raise MemoryError()
         out = []
@@ -609,10 +606,11 @@ cdef class Encoder:
                 PyObject_GetBuffer(arr, &views[k], PyBUF_WRITABLE)  # np.empty's: C order
                 got += 1
                 out.append(arr)
-            with nogil:
-                for k in range(m):
-                    start = ends[k - 1] if k else 0
-                    memcpy(views[k].buf, self.buf.p + start, (ends[k] - start) * sizeof(uint32_t))
+            if m and ends[m - 1] >= 65536:
+                with nogil:
+                    copy_parts(views, self.buf.p, ends, m)
+            else:
+                copy_parts(views, self.buf.p, ends, m)
         finally:
             for k in range(got):
                 PyBuffer_Release(&views[k])
@@ -698,6 +696,15 @@ cdef class Encoder:
             status = encode_text(&self.R.t, &self.cache, self.front, self.R.front_ids, kind, s, n, &self.buf)
         if status < 0:
             raise MemoryError()
+
+
+cdef void copy_parts(Py_buffer* views, const uint32_t* ids, const size_t* ends, Py_ssize_t m) noexcept nogil:
+    """ids[ends[k-1]:ends[k]] into views[k].buf, for k < m (from 0)."""
+    cdef Py_ssize_t k
+    cdef size_t start
+    for k in range(m):
+        start = ends[k - 1] if k else 0
+        memcpy(views[k].buf, ids + start, (ends[k] - start) * sizeof(uint32_t))
 
 
 cdef Py_ssize_t first_special(const char** ptrs, const Py_ssize_t* lens, Py_ssize_t m, Py_ssize_t nt,
