@@ -97,6 +97,12 @@ cdef int encode_piece(const Table* R, Table* C, const uint8_t* p, Py_ssize_t n, 
 #   kept through the merge: the same ids, and cold 0-9% faster on multilingual
 #   text, nothing measurable elsewhere, for 4-8 MB more per vocabulary and a
 #   longer load.
+#   Where the warm time goes, stage by stage (an instrumented copy of this loop,
+#   cl100k_base, the 10 MB of code, best of 5): the window scanner alone 11-14 ms;
+#   with each chunk's key and hash 18 ms; with the front-cache lookups 30-31 ms;
+#   all of encode_text 42 ms (gigatoken: 29-44 ms for everything). Also tried and
+#   dropped: a front_find with no branch (both ways compared, then a select), no
+#   change; a 512 KB front cache (it fits L2), and the lookups took as long.
 #
 # Many texts on two threads (Tokenizer.encode_batch, the 758 files of the same
 # 10 MB): this loop had let go of the GIL, and still 2 threads gave x0.95-1.10
@@ -127,9 +133,11 @@ cdef int encode_piece(const Table* R, Table* C, const uint8_t* p, Py_ssize_t n, 
 #   * encode_batch_to_numpy (Encoder.encode_batch(array=True)) skips the lists:
 #     an array per text, made under the GIL and filled without it, no reference
 #     to count, and dropping the batch is one free per text (the lists' is one
-#     decrement per id, 5-7 ms on one thread). In the same benchmark run: x1.81
-#     and x1.91 on 2 threads (medians of 15 paired runs x1.81, x1.73), where the
-#     lists gave x1.61 and x1.39; one thread 141-188 MB/s against 138-142.
+#     decrement per id, 5-7 ms on one thread). In two benchmark runs: x1.37-1.91
+#     on 2 threads (medians of 15 paired runs x1.64-1.81), where the lists gave
+#     x1.39-1.61 (medians x1.38-1.51). The bare compiled call on two halves of
+#     the batch, no Python around it, gave medians of x1.60-1.83 here: what is
+#     left is mostly the machine.
 
 cdef extern from *:
     """
