@@ -285,3 +285,9 @@ def test_lone_surrogates_become_replacement_characters_like_tiktoken(trained, ba
 def test_a_trained_tokenizer_encodes_on_the_backend_it_was_trained_on(backend):
     tok = bpe_lesson.train("the cat sat on the mat " * 20, 280, backend=backend)
     assert tok.backend == backend
+
+
+def test_max_token_id_is_the_largest_id_with_or_without_special_tokens():
+    # by hand: one merge makes id 256; a special token placed at 300 is then the largest
+    assert Tokenizer([((97, 97), 256)], pattern=None).max_token_id == 256
+    assert Tokenizer([((97, 97), 256)], pattern=None, special_tokens={"<|end|>": 300}).max_token_id == 300

@@ -246,7 +246,7 @@ class Tokenizer:
 
     @property
     def max_token_id(self) -> int:
-        return max(list(self.vocab) + list(self.special_tokens.values()))
+        return max([self._largest_rank, *self.special_tokens.values()])
 
     def __repr__(self):
         pat = "None" if self.pattern is None else f"{len(self.pattern)}-char regex"
@@ -401,7 +401,8 @@ class Tokenizer:
                 ids = enc.encode_batch(ready, track=False, array=array)
             except UnicodeEncodeError:  # a lone surrogate somewhere: encode() replaces it
                 return [one(t) for t in part]
-            return [_as_dtype(x, dtype) for x in ids] if array and dtype != np.uint32 else ids
+            # every id fits the dtype here (not narrow): a plain conversion, no check of the ids
+            return [x.astype(dtype) for x in ids] if array and dtype != np.uint32 else ids
 
         if threads == 1 or len(texts) < 2:
             done = share(texts, fast)
