@@ -51,8 +51,8 @@ cdef int encode_piece(const Table* R, Table* C, const uint8_t* p, Py_ssize_t n, 
 #   of the samples, half of them on the load of the table's first slot (a wait on
 #   main memory); making and freeing the ints ~17%; page faults of the new buffers
 #   ~10%; the scanner ~10%; UTF-8 encoding 3.5%.
-#   * The front cache (_front_cache.pxi) answers most chunks from 2 MB of entries
-#     with the ids inline. Warm, it answered 97% of the chunks of this code, 98% of
+#   * The front cache (_front_cache.pxi) answers most chunks from 4 MB of entries
+#     with the ids inline. Warm, at 2 MB, it answered 97% of the chunks of this code, 98% of
 #     English prose, 99% of the Bible and 84-89% of text in many scripts (there
 #     more chunks are longer than 16 bytes).
 #   * Blocks of 64 chunks: cut them, prefetch their entries, then look them up.
@@ -79,7 +79,8 @@ cdef int encode_piece(const Table* R, Table* C, const uint8_t* p, Py_ssize_t n, 
 #   (encode_ordinary): this loop 34%, misses 11%, making and freeing the list 16%,
 #   the window scanner 7%, the scalar one 2%. encode_to_numpy makes no list:
 #   there this loop is 47%, misses 15%, the window scanner 9%; what is left is
-#   mostly the wait for the front-cache entries (2 MB, larger than a core's L2).
+#   mostly the wait for the front-cache entries (2 MB then, 4 MB now: either is
+#   larger than a core's L2).
 #   Tried and dropped: a smaller cache that fits a core's L2 (512 KB) missed more
 #   (warm, on this code: 8,192 entries 6.4% of the chunks, 32,768 3.3%, 65,536
 #   3.0%) and was no faster once prefetched; prefetching the rank-table slot of

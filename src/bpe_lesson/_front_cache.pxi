@@ -6,10 +6,19 @@
 # with one 32-byte slot per token spread over it, so nearly every probe of it
 # waits on main memory; perf found half of encode_piece's samples on the load of
 # the first slot. Real text repeats a few thousand chunks most of the time
-# ("self", " the", four spaces); their ids sit here, in 65,536 entries of 32
-# bytes (2 MB: in the L3 cache; _encoder.pyx prefetches each entry while it cuts
+# ("self", " the", four spaces); their ids sit here, in 131,072 entries of 32
+# bytes (4 MB: in the L3 cache; _encoder.pyx prefetches each entry while it cuts
 # the next chunks, so the wait overlaps other work). 16,384 entries (512 KB, the
 # L2 cache of a core here) hit less often and were no faster once prefetched.
+# 65,536 entries (2 MB) were the size until the 4 MB table, in the L3 cache all
+# the same, was measured faster on every text (warm, one process, the two
+# alternated 31 times, twice: 0-21% faster, most on code and text in many
+# scripts; cold the same within the noise). 262,144 entries (8 MB) were no
+# faster than 4 MB. Warm misses, the same hash replayed over the benchmark's
+# chunks with cl100k_base, 65,536 -> 131,072 entries: 10 MB of code 2.18% ->
+# 1.39% of the chunks (0.90% are longer than 16 bytes and always miss), English
+# prose 0.84% -> 0.75%, the Bible 0.08% -> 0.03%, text in many scripts 6.76% ->
+# 5.31%.
 #
 # Two entries per set, the two halves of one 64-byte cache line (2-way set
 # associative): a chunk of at most FRONT_KEY bytes is its own key, zero-padded
@@ -41,8 +50,8 @@ cdef extern from "<stdlib.h>":
     int posix_memalign(void** p, size_t align, size_t size) noexcept nogil
 
 cdef enum:
-    FRONT_BITS = 16     # 2^16 = 65,536 entries x 32 bytes = 2 MB
-    FRONT_SET_BITS = 15 # ... in 2^15 sets of two
+    FRONT_BITS = 17     # 2^17 = 131,072 entries x 32 bytes = 4 MB
+    FRONT_SET_BITS = 16 # ... in 2^16 sets of two
     FRONT_KEY = 16      # the longest chunk it holds, in bytes
     FRONT_IDS = 3       # the most ids an entry holds as they are (32 bits each)
     FRONT_PACKED_IDS = 6  # ... and packed, 18 bits each, when every id is below 2^18
