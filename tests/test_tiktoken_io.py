@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_lesson
+from bpe_lesson.patterns import PATTERNS
 from bpe_lesson.ranks import byte_pair_merge, recover_merges, unreachable_tokens
 from bpe_lesson import Tokenizer, _encoder
 from bpe_lesson import tiktoken_io as tio
@@ -199,6 +200,52 @@ def test_front_cache_entries_of_four_to_six_ids(real, name, backend):
     ours = encoding_with(ours, backend)
     assert ours.encode_ordinary(text) == theirs.encode_ordinary(text)
     assert ours.encode_to_numpy(text).tolist() == theirs.encode_ordinary(text)
+
+
+def runs_of_spaces():
+    """Runs of 1 to 300 spaces where code has them, and white space that only starts
+    like one (a tab, U+3000 or a newline inside), each a chunk or two of its own."""
+    texts = []
+    for n in range(1, 301):
+        run = " " * n
+        texts += [run + "x", "\n" + run + "def", "x" + run + "\n", "(" + run + ")",
+                  run[:n // 2] + "\t" + run + "y", run + "\u3000" + run + "z", run + "\n" + run + "\n"]
+    return texts
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_runs_of_spaces_of_every_length(real, name, backend):
+    # the compiled encoder keeps the ids of runs of up to 128 spaces, longer than its
+    # front cache's 16-byte keys, in a table of its own (space_runs_fill)
+    ours, theirs, _ = real[name]
+    ours = encoding_with(ours, backend)
+    texts = runs_of_spaces()
+    text = "".join(texts)
+    want = theirs.encode_ordinary(text)
+    assert ours.encode_ordinary(text) == want
+    assert ours.encode_ordinary(text) == want   # again, with the caches warm
+    assert ours.encode_to_numpy(text).tolist() == want
+    assert ours.encode_batch(texts, num_threads=2) == theirs.encode_ordinary_batch(texts)
+    for n in (16, 17, 128, 129, 300):   # a run at the text's very end
+        assert ours.encode_ordinary("a" + " " * n) == theirs.encode_ordinary("a" + " " * n)
+
+
+def test_a_run_of_spaces_that_is_one_token_is_that_token(backend):
+    # a vocabulary where 20 spaces are a token that no merge makes: tiktoken's rule
+    # (the whole chunk, if it is a token) gives that token, the merge would give five
+    # 4-space tokens; 10 spaces are a token the merges do make
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks |= {b"  ": 256, b"    ": 257, b" " * 20: 258, b" " * 8: 259, b" " * 10: 260}
+    theirs = tiktoken.Encoding("spaces", pat_str=r"\s+(?!\S)|\s+|\S+", mergeable_ranks=ranks, special_tokens={})
+    gpt4_tiktoken = tiktoken.Encoding("gpt4-spaces", pat_str=PATTERNS["gpt4"], mergeable_ranks=ranks, special_tokens={})
+    vocab = {i: b for b, i in ranks.items()}
+    ours = encoding_with(Tokenizer(None, pattern=r"\s+(?!\S)|\s+|\S+", vocab=vocab), backend)
+    gpt4 = encoding_with(Tokenizer(None, pattern="gpt4", vocab=vocab), backend)
+    for n in [*range(1, 60), 127, 128, 129, 130]:
+        for text in ("x" + " " * n + "y", "x" + " " * n + "\n", " " * n):
+            assert ours.encode_ordinary(text) == theirs.encode_ordinary(text), (n, text)
+            assert gpt4.encode_ordinary(text) == gpt4_tiktoken.encode_ordinary(text), (n, text)
+    assert gpt4.encode_ordinary(" " * 21 + "x") == [258, 32, 120]   # by hand: 20 spaces, then " x"
 
 
 @pytest.mark.skipif(bpe_lesson.BACKEND == "python", reason="BPE_LESSON_PUREPYTHON=1")

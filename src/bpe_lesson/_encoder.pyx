@@ -252,6 +252,8 @@ cdef class _Ranks:
                     raise MemoryError()
         if table_small_ranks(&self.t) < 0:
             raise MemoryError()
+        if self.has_all_bytes() and space_runs_fill(&self.t) < 0:
+            raise MemoryError()
         # one int object per rank, made once: a list of ids then holds references to
         # these instead of a new object per id (which cost ~17% of encode_ordinary);
         # not for a sparse table (ranks far above its size), whose lists make their ints
@@ -347,7 +349,7 @@ cdef class Encoder:
 
     def __dealloc__(self):
         table_free(&self.cache)
-        free(self.front)
+        front_free(self.front)
         free(self.buf.p)
         free(self.uses)
         free(self.touched)

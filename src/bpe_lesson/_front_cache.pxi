@@ -46,9 +46,6 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 
-cdef extern from "<stdlib.h>":
-    int posix_memalign(void** p, size_t align, size_t size) noexcept nogil
-
 cdef enum:
     FRONT_BITS = 17     # 2^17 = 131,072 entries x 32 bytes = 4 MB
     FRONT_SET_BITS = 16 # ... in 2^16 sets of two
@@ -171,10 +168,15 @@ cdef inline void front_fill(Front* f, uint64_t k0, uint64_t k1, Py_ssize_t L,
         front_pack(f, ids, <int>m)
 
 
+# The entries sit in 2 MB pages where the kernel gives them (big_alloc in
+# _hashtable.pxi): 4 MB of entries in 4 KB pages are 1,024 pages, a lookup lands
+# on any of them, and the processor's first-level TLB holds 64 pages here, so
+# most lookups also paid a page-table walk; in 2 MB pages they are two pages. The
+# mapping also comes zeroed, so a new encoder writes no 4 MB of zeros up front.
 cdef Front* front_new() noexcept nogil:
-    """All entries empty; each set on one 64-byte cache line (free it with free())."""
-    cdef void* p = NULL
-    if posix_memalign(&p, 64, (1 << FRONT_BITS) * sizeof(Front)) != 0:
-        return NULL
-    memset(p, 0, (1 << FRONT_BITS) * sizeof(Front))
-    return <Front*>p
+    """All entries empty; each set on one 64-byte cache line (free it with front_free)."""
+    return <Front*>big_alloc((1 << FRONT_BITS) * sizeof(Front))
+
+
+cdef void front_free(Front* F) noexcept nogil:
+    big_free(F, (1 << FRONT_BITS) * sizeof(Front))

@@ -15,6 +15,51 @@ cdef extern from *:
     """
     uint32_t NO_RANK "BPE_NO_RANK"   # "no such token"; every real rank is below it
 
+# Large arrays (the slots of the rank table: 8 MB for GPT-4's vocabulary, 16 MB
+# for GPT-4o's; the front cache, 4 MB) are mapped in 2 MB pages where the kernel
+# gives them: Linux's transparent huge pages, asked for with madvise (a hint:
+# without them, 4 KB pages). A probe lands anywhere in such an array, and in 4 KB
+# pages nearly every probe also missed the TLB (64 first-level entries here) and
+# walked the page table. The mapping comes zeroed, page by page as it is touched.
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #if defined(__unix__) || defined(__APPLE__)
+    #include <sys/mman.h>
+    #endif
+    static void* bpe_big_alloc(size_t n) {    /* zeroed; NULL when out of memory */
+    #if defined(MAP_ANONYMOUS)
+        void* p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+    #if defined(MADV_HUGEPAGE)
+        madvise(p, n, MADV_HUGEPAGE);   /* a hint: without it, 4 KB pages */
+    #endif
+        return p;
+    #else
+        return calloc(1, n);
+    #endif
+    }
+    static void bpe_big_free(void* p, size_t n) {
+        if (p == NULL)
+            return;
+    #if defined(MAP_ANONYMOUS)
+        munmap(p, n);
+    #else
+        (void)n;
+        free(p);
+    #endif
+    }
+    """
+    void* big_alloc "bpe_big_alloc"(size_t n) noexcept nogil
+    void big_free "bpe_big_free"(void* p, size_t n) noexcept nogil
+
+
+
+cdef enum:
+    BIG_BYTES = 1 << 21   # slot arrays from this size on come from big_alloc
+
+
 cdef struct Slot:
     uint32_t tag     # high 32 bits of the key's hash
     uint32_t klen    # key length in bytes; 0 marks an empty slot
@@ -33,6 +78,8 @@ cdef struct Table:
     size_t ids_n, ids_cap
     uint32_t* small_ranks  # rank table only: the rank of every 1- and 2-byte string, or NO_RANK
                        # (small_ranks[b], small_ranks[256 + 256 * b0 + b1]); NULL in the chunk cache
+    uint32_t* space_runs   # rank table only: the ids of a run of L spaces (space_runs_fill in
+                       # _encode_text.pxi); NULL in the chunk cache
 
 cdef struct Key:
     const uint8_t* p
@@ -92,20 +139,36 @@ cdef int table_small_ranks(Table* t) noexcept nogil:
     return 0
 
 
+cdef Slot* slots_new(size_t cap) noexcept nogil:
+    """``cap`` empty slots (zeroed): from big_alloc when they are BIG_BYTES or more."""
+    if cap * sizeof(Slot) >= BIG_BYTES:
+        return <Slot*>big_alloc(cap * sizeof(Slot))
+    return <Slot*>calloc(cap, sizeof(Slot))
+
+
+cdef void slots_free(Slot* slots, size_t cap) noexcept nogil:
+    if cap * sizeof(Slot) >= BIG_BYTES:
+        big_free(slots, cap * sizeof(Slot))
+    else:
+        free(slots)
+
+
 cdef int table_init(Table* t, size_t cap) noexcept nogil:
-    t.slots = <Slot*>calloc(cap, sizeof(Slot))
+    t.slots = slots_new(cap)
     t.mask = cap - 1
     t.used = 0
     t.arena_n = t.ids_n = 0
     t.small_ranks = NULL
+    t.space_runs = NULL
     return -1 if t.slots == NULL else 0
 
 
 cdef void table_free(Table* t) noexcept nogil:
-    free(t.slots)
+    slots_free(t.slots, t.mask + 1)
     free(t.arena)
     free(t.ids)
     free(t.small_ranks)
+    free(t.space_runs)
     memset(t, 0, sizeof(Table))
 
 
@@ -164,7 +227,7 @@ cdef int table_insert(Table* t, const Key* k, uint32_t v0, uint32_t v1) noexcept
     if 2 * (t.used + 1) > t.mask + 1:
         old = t.slots
         cap = 2 * (t.mask + 1)
-        t.slots = <Slot*>calloc(cap, sizeof(Slot))
+        t.slots = slots_new(cap)
         if t.slots == NULL:
             t.slots = old
             return -1
@@ -175,8 +238,8 @@ cdef int table_insert(Table* t, const Key* k, uint32_t v0, uint32_t v1) noexcept
                 while t.slots[j].klen:
                     j = (j + 1) & (cap - 1)
                 t.slots[j] = old[i]
+        slots_free(old, t.mask + 1)
         t.mask = cap - 1
-        free(old)
     if grow(<void**>&t.arena, &t.arena_cap, t.arena_n + k.n, 1) < 0:
         return -1
     memcpy(t.arena + t.arena_n, k.p, k.n)
