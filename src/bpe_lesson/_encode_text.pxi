@@ -161,6 +161,37 @@ cdef inline bint all_spaces(const uint8_t* p, Py_ssize_t n) noexcept nogil:
 #   all of encode_text 42 ms (gigatoken: 29-44 ms for everything). Also tried and
 #   dropped: a front_find with no branch (both ways compared, then a select), no
 #   change; a 512 KB front cache (it fits L2), and the lookups took as long.
+#   Then valgrind, which counts instructions and simulates caches and branches the
+#   same way on every run (timings here move by 10% from run to run). One warm pass
+#   over 1 MB of the code, cl100k_base, the front cache at 4 MB: we ran 26.5 M
+#   instructions to gigatoken's 28.9 M, with about as many simulated misses of a 512
+#   KB L2 (75 K and 68 K) and mispredicted branches (87 K and 69 K). So the gap was
+#   time spent waiting, not work; a build with -march=native (AVX2, BMI2) was no
+#   faster.
+#   Three changes, each against the build before it in one process (31 alternations,
+#   twice):
+#   * the front cache 2 -> 4 MB (_front_cache.pxi): warm misses on the code 2.18% ->
+#     1.39% of the chunks; 0-21% faster, most on code and many scripts;
+#   * the ids of runs of up to 128 spaces in a table of their own (space_runs_fill):
+#     0.65% of the code's chunks, which had gone to the chunk cache; by itself within
+#     the noise;
+#   * the front cache and the rank table's slots in 2 MB pages (big_alloc in
+#     _hashtable.pxi): 4 MB of entries were 1,024 pages of 4 KB, and a lookup lands
+#     on any of them; 2-10% faster on every text.
+#   Together, warm, encode_to_numpy's speed against the start of this pass: code
+#   +16-25%, many scripts +12-25%, prose +3-11%, the Bible +0-6% (best of 31, two
+#   runs); as a ratio to gigatoken's NumPy encode (medians), 0.72-1.04 before and
+#   0.83-1.17 after. perf, warm, the 10 MB of code: encode_text 60 -> 68% of the
+#   samples, misses (encode_piece) 17 -> 7%, the window scanner 13 -> 14%, the scalar
+#   scanner 6% both times, the copy into the array 3%.
+#   Tried and dropped in that pass: prefetching the chunk-cache and rank-table slots
+#   of each front-cache miss (a look-ahead over the block, or from its first miss
+#   on): many scripts 5-7% faster, prose and the Bible 3-12% slower; one loop that
+#   prefetches chunk j's entry and looks up chunk j - AHEAD (AHEAD 8, 16 or 32)
+#   instead of two loops per block: no faster; in bpe_small, prefetching the slot of
+#   every piece of 3 bytes or more before the merge (chunks up to 8, 16 or 24 bytes):
+#   cold no faster; letting the next window take a white-space run at a window's end
+#   instead of the scalar scanner: 18% more instructions (valgrind).
 #
 # Many texts on two threads (Tokenizer.encode_batch, the 758 files of the same
 # 10 MB): this loop had let go of the GIL, and still 2 threads gave x0.95-1.10
