@@ -55,7 +55,6 @@ cdef extern from *:
     void big_free "bpe_big_free"(void* p, size_t n) noexcept nogil
 
 
-
 cdef enum:
     BIG_BYTES = 1 << 21   # slot arrays from this size on come from big_alloc
 

@@ -407,7 +407,14 @@ def test_an_interrupt_swallowed_by_a_finalizer_still_stops_the_run(corpus, tmp_p
     swallowed = []  # what Python prints as "Exception ignored in ..."
     monkeypatch.setattr(sys, "unraisablehook", lambda u: swallowed.append(u.exc_type))
     args = argparse.Namespace(config=str(tmp_path / "cfg.yaml"), quiet=True)
-    assert phases_mod.run_train(args) == 130
+    # subtle: run_train handles SIGINT only where it has Python's default handler; a
+    # pytest started with SIGINT ignored (a background job of a non-interactive shell)
+    # has none, and SIGINT would do nothing at all
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        assert phases_mod.run_train(args) == 130
+    finally:
+        signal.signal(signal.SIGINT, old)
     assert swallowed == [KeyboardInterrupt]  # it was swallowed, and still honoured
     assert not (tmp_path / "out" / "t.tiktoken").exists()
 
