@@ -131,7 +131,9 @@ WHITESPACE = " \t\n\r\x0b\x0c\u00a0\u2009\u3000\u2028\u0085"
 unicode_pieces = st.one_of(
     st.text(max_size=30),                                                # anything but lone surrogates
     st.sampled_from(EMOJI + LOOKALIKES),
-    st.builds(lambda c, n: c * n, st.characters(), st.integers(1, 300)),  # long runs of one character
+    # long runs of one character; not of a lone surrogate, which characters() draws
+    # now and then (4 in 3,000) and which decodes to U+FFFD (test_encoder tests that)
+    st.builds(lambda c, n: c * n, st.characters(exclude_categories=("Cs",)), st.integers(1, 300)),
     st.text(alphabet=WHITESPACE, min_size=1, max_size=40),               # whitespace runs
     st.text(alphabet="abcXYZ019'’ .,;:!?/\\-_()[]{}", max_size=30),      # ASCII the patterns care about
 )
