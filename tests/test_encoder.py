@@ -255,6 +255,42 @@ def test_front_cache_keeps_chunks_apart(cl100k, cl100k_tiktoken, backend):
             assert tok.encode_ordinary(text[-k:]) == cl100k_tiktoken.encode_ordinary(text[-k:]), text[-k:]
 
 
+def letter_words(start, stop):
+    """" w" + k in base 26 (letters), for k in range(start, stop): distinct chunks of 3-6 bytes."""
+    out = []
+    for k in range(start, stop):
+        word = ""
+        while True:
+            k, r = divmod(k, 26)
+            word += chr(97 + r)
+            if not k:
+                break
+        out.append(" w" + word)
+    return "".join(out)
+
+
+def test_a_growing_front_cache_keeps_every_chunks_ids(cl100k, cl100k_tiktoken, backend):
+    """More distinct short chunks than the compiled front cache's sets hold two of: its
+    sets push entries out, it grows in the middle of a text (4 MB -> 16 MB) and moves
+    the entries it has; the ids stay tiktoken's before, during and after."""
+    tok = with_backend(cl100k, backend)
+    first, second = letter_words(0, 60_000), letter_words(60_000, 260_000)
+    for text in (first, second):
+        assert tok.encode_ordinary(text) == cl100k_tiktoken.encode_ordinary(text)
+    if backend != "cython":
+        return
+    enc = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+    assert enc._front_size() == (131_072, 0)
+    assert enc.encode_to_numpy(first).tolist() == cl100k_tiktoken.encode_ordinary(first)
+    assert enc._front_size()[0] == 131_072      # 60,000 chunks for 65,536 sets: it keeps its size
+    assert enc.encode_ordinary(second) == cl100k_tiktoken.encode_ordinary(second)
+    assert enc._front_size()[0] == 524_288      # it grew on the way
+    # the first text's chunks are now answered by the entries the growth moved
+    assert enc.encode_ordinary(first) == cl100k_tiktoken.encode_ordinary(first)
+    assert enc.encode_to_numpy(second).tolist() == cl100k_tiktoken.encode_ordinary(second)
+    assert enc._front_size()[0] == 524_288      # it grows once
+
+
 def test_encode_to_numpy_gives_tiktokens_ids_in_the_dtype_asked(cl100k, cl100k_tiktoken, backend, stdlib_docs):
     tok = with_backend(cl100k, backend)
     text = "".join(stdlib_docs[:5])

@@ -192,6 +192,26 @@ cdef inline bint all_spaces(const uint8_t* p, Py_ssize_t n) noexcept nogil:
 #   every piece of 3 bytes or more before the merge (chunks up to 8, 16 or 24 bytes):
 #   cold no faster; letting the next window take a white-space run at a window's end
 #   instead of the scalar scanner: 18% more instructions (valgrind).
+#   Then why the 10 MB of code was the slowest cell. Against gigatoken in one process,
+#   ours was level on its first 1 MB (a median ratio of 1.00 with cl100k_base) and
+#   0.82 on all 10 MB; gigatoken lost 3% from 1 to 10 MB, ours 15%. Ten calls of 1 MB
+#   were as slow as one of 10 MB, so it was not the output's size but the text's
+#   chunks: ~55,000 distinct ones of 16 bytes or fewer, for the front cache's 65,536
+#   sets of two. Sets that a hash gives three hot chunks push one out on every pass:
+#   11,549 misses a warm pass (0.5% of the chunks, each a trip to the chunk cache),
+#   where the first 1 MB had 168. A table four times larger has far fewer such sets,
+#   but 16 MB from the start was 15-20% slower cold on prose and the Bible (the
+#   kernel zeroes each 2 MB page at its first touch). So the table grows once, after
+#   8,192 entries pushed out (front_grow): the code grows in its second pass, then
+#   misses ~1,000 a pass; prose and the Bible never grow. Warm, each build in its own
+#   processes, ratio to gigatoken's NumPy encode (medians of 3 processes, two runs):
+#   code 0.84-0.86 -> 0.92-0.96 with cl100k_base, 0.89-0.91 -> 0.98-1.00 with
+#   o200k_base; the other texts the same within the noise.
+#   Tried and dropped in that pass: the entries prefetched to L2 only while the block
+#   is cut, and to L1 2, 4 or 8 chunks ahead of the lookup (gigatoken's two steps): no
+#   faster; encode_to_numpy writing the ids straight into its array (made one id per
+#   byte long, then cut to length) instead of copying them from the kept buffer: no
+#   faster either.
 #
 # Many texts on two threads (Tokenizer.encode_batch, the 758 files of the same
 # 10 MB): this loop had let go of the GIL, and still 2 threads gave x0.95-1.10
@@ -243,7 +263,7 @@ cdef struct Pending:    # a chunk of the current block
     Front* f            # ... and its set, or NULL for a longer chunk
 
 
-cdef int encode_text(const Table* R, Table* C, Front* F, int most_ids, int kind, const uint8_t* s,
+cdef int encode_text(const Table* R, Table* C, FrontTable* F, int most_ids, int kind, const uint8_t* s,
                      Py_ssize_t n, IdBuf* out) noexcept nogil:
     """Scan the text chunk by chunk and encode each; 0, or -1 when out of memory.
     ``most_ids``: how many ids a front-cache entry may hold for this vocabulary.
@@ -263,11 +283,17 @@ cdef int encode_text(const Table* R, Table* C, Front* F, int most_ids, int kind,
     cdef int nb, j
     cdef size_t before
     cdef Front* f
+    cdef Front* entries
+    cdef int shift
     cdef const uint32_t* row
     cdef const uint8_t* end = s + n
     if kind == KIND_NONE:
         return encode_piece(R, C, s, n, out) if n else 0
     while i < n:
+        if F.evictions > (<size_t>1 << (F.bits - 4)) and F.bits < FRONT_MAX_BITS:
+            front_grow(F)           # between blocks: no entry is pending
+        entries = F.e
+        shift = 65 - F.bits
         # 1. cut a block of chunks (_window_cut.pxi); find and prefetch each one's entry
         start = i
         nb = cut_block(kind, s, n, &i, ends, BLOCK)
@@ -278,7 +304,7 @@ cdef int encode_text(const Table* R, Table* C, Front* F, int most_ids, int kind,
             start = ends[j]
             if c.n <= FRONT_KEY:
                 front_key(s + c.start, c.n, end, &c.k0, &c.k1)
-                c.f = front_slot(F, c.k0, c.k1, c.n)
+                c.f = front_slot(entries, shift, c.k0, c.k1, c.n)
                 prefetch(c.f)
             else:
                 c.f = NULL
@@ -310,5 +336,5 @@ cdef int encode_text(const Table* R, Table* C, Front* F, int most_ids, int kind,
             if encode_piece(R, C, s + c.start, c.n, out) < 0:
                 return -1
             if c.f != NULL and out.n - before <= <size_t>most_ids:
-                front_fill(c.f, c.k0, c.k1, c.n, out.p + before, out.n - before)
+                F.evictions += front_fill(c.f, c.k0, c.k1, c.n, out.p + before, out.n - before)
     return 0

@@ -23,7 +23,7 @@ real text. Any other pattern is split by the ``regex`` module, as in Python.
 
 The file is split by concern (msgpack's way: ``include`` of ``.pxi`` files):
   _hashtable.pxi   bytes -> value, the vocabulary table and the chunk cache
-  _front_cache.pxi the ids of short chunks, in 4 MB of entries with no pointer in them
+  _front_cache.pxi the ids of short chunks, in 4 MB of entries (16 MB once grown) with no pointer in them
   _scanners.pxi    the hand-written scanners (also compiled into _incremental)
   _window_cut.pxi  cutting a block of chunks: 64 ASCII bytes at a time by bit masks
                    (_window.h, in C), the scanners elsewhere (also in _incremental)
@@ -309,7 +309,7 @@ cdef class Encoder:
     """
     cdef _Ranks R
     cdef Table cache
-    cdef Front* front
+    cdef FrontTable front
     cdef IdBuf buf
     cdef readonly object pattern
     cdef int kind
@@ -325,8 +325,7 @@ cdef class Encoder:
         memset(&self.buf, 0, sizeof(IdBuf))
         self.uses = NULL
         self.touched = NULL
-        self.front = front_new()
-        if self.front == NULL:
+        if front_new(&self.front, FRONT_BITS) < 0:
             raise MemoryError()
         self.busy = False
         self.spare = []
@@ -349,7 +348,7 @@ cdef class Encoder:
 
     def __dealloc__(self):
         table_free(&self.cache)
-        front_free(self.front)
+        front_free(&self.front)
         free(self.buf.p)
         free(self.uses)
         free(self.touched)
@@ -379,6 +378,10 @@ cdef class Encoder:
         while len(self.helpers) < k:
             self.helpers.append(self.copy())
         return self.helpers[k - 1]
+
+    def _front_size(self):
+        """(entries of the front cache, entries it has pushed out since it was made): for tests."""
+        return 1 << self.front.bits, self.front.evictions
 
     def encode_chunk(self, str chunk):
         """Ids of one pre-tokenized chunk (cached), as ``Tokenizer.encode_chunk``."""
@@ -658,7 +661,7 @@ cdef class Encoder:
             self._room(total + FRONT_IDS)
             with nogil:
                 for k in range(m):
-                    status = encode_text(&self.R.t, &self.cache, self.front, self.R.front_ids, self.kind,
+                    status = encode_text(&self.R.t, &self.cache, &self.front, self.R.front_ids, self.kind,
                                          ptrs[k], lens[k], &self.buf)
                     if status < 0:
                         break
@@ -695,7 +698,7 @@ cdef class Encoder:
         # encode_text) is room enough, so the loop never checks
         self._room(n + FRONT_IDS)
         with nogil:
-            status = encode_text(&self.R.t, &self.cache, self.front, self.R.front_ids, kind, s, n, &self.buf)
+            status = encode_text(&self.R.t, &self.cache, &self.front, self.R.front_ids, kind, s, n, &self.buf)
         if status < 0:
             raise MemoryError()
 

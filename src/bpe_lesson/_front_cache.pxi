@@ -18,7 +18,8 @@
 # chunks with cl100k_base, 65,536 -> 131,072 entries: 10 MB of code 2.18% ->
 # 1.39% of the chunks (0.90% are longer than 16 bytes and always miss), English
 # prose 0.84% -> 0.75%, the Bible 0.08% -> 0.03%, text in many scripts 6.76% ->
-# 5.31%.
+# 5.31%. A table grows once, to 524,288 entries (16 MB), when its sets keep
+# pushing entries out (front_grow, below): 10 MB of code then ran 10-12% faster.
 #
 # Two entries per set, the two halves of one 64-byte cache line (2-way set
 # associative): a chunk of at most FRONT_KEY bytes is its own key, zero-padded
@@ -47,11 +48,16 @@ from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 
 cdef enum:
-    FRONT_BITS = 17     # 2^17 = 131,072 entries x 32 bytes = 4 MB
-    FRONT_SET_BITS = 16 # ... in 2^16 sets of two
+    FRONT_BITS = 17     # a new table: 2^17 = 131,072 entries x 32 bytes = 4 MB, in sets of two
+    FRONT_MAX_BITS = 19 # ... grown once, to 2^19 = 524,288 entries (16 MB), see front_grow
     FRONT_KEY = 16      # the longest chunk it holds, in bytes
     FRONT_IDS = 3       # the most ids an entry holds as they are (32 bits each)
     FRONT_PACKED_IDS = 6  # ... and packed, 18 bits each, when every id is below 2^18
+
+cdef struct FrontTable:  # the front cache of one encoder
+    Front* e            # its entries (2^bits of them), two to a 64-byte line
+    int bits
+    size_t evictions    # entries pushed out of a full set since the table was made
 
 cdef struct Front:
     uint64_t k0, k1     # the chunk's bytes 0-7 and 8-15, zero-padded
@@ -136,10 +142,11 @@ cdef inline void front_key(const uint8_t* p, Py_ssize_t L, const uint8_t* end,
     k1[0] = w[1] & MASK1[L]
 
 
-cdef inline Front* front_slot(Front* F, uint64_t k0, uint64_t k1, Py_ssize_t L) noexcept nogil:
-    """The set (two entries) a key may sit in: the top bits of a multiplicative hash."""
+cdef inline Front* front_slot(Front* e, int shift, uint64_t k0, uint64_t k1, Py_ssize_t L) noexcept nogil:
+    """The set (two entries) a key may sit in, in the entries e of a table of 2^bits:
+    the top bits - 1 bits (shift = 65 - bits) of a multiplicative hash."""
     cdef uint64_t x = (k0 ^ (k1 * <uint64_t>0xC2B2AE3D27D4EB4FULL) ^ <uint64_t>L) * <uint64_t>0x9E3779B97F4A7C15ULL
-    return &F[2 * (x >> (64 - FRONT_SET_BITS))]
+    return &e[2 * (x >> shift)]
 
 
 cdef inline Front* front_find(Front* f, uint64_t k0, uint64_t k1, Py_ssize_t L) noexcept nogil:
@@ -152,11 +159,13 @@ cdef inline Front* front_find(Front* f, uint64_t k0, uint64_t k1, Py_ssize_t L) 
     return NULL
 
 
-cdef inline void front_fill(Front* f, uint64_t k0, uint64_t k1, Py_ssize_t L,
+cdef inline bint front_fill(Front* f, uint64_t k0, uint64_t k1, Py_ssize_t L,
                             const uint32_t* ids, Py_ssize_t m) noexcept nogil:
     """Put a chunk's ids first in its set f (m <= FRONT_IDS of them as they are;
     up to FRONT_PACKED_IDS packed, which the caller allows only for ids below
-    2^18); the first entry moves to the second, over whatever was there."""
+    2^18); the first entry moves to the second, over whatever was there.
+    Returns whether an entry was pushed out (the set was full)."""
+    cdef bint evicted = f[1].klen != 0
     f[1] = f[0]
     f.k0 = k0
     f.k1 = k1
@@ -166,6 +175,7 @@ cdef inline void front_fill(Front* f, uint64_t k0, uint64_t k1, Py_ssize_t L,
         memcpy(f.ids, ids, m * sizeof(uint32_t))
     else:
         front_pack(f, ids, <int>m)
+    return evicted
 
 
 # The entries sit in 2 MB pages where the kernel gives them (big_alloc in
@@ -173,10 +183,51 @@ cdef inline void front_fill(Front* f, uint64_t k0, uint64_t k1, Py_ssize_t L,
 # on any of them, and the processor's first-level TLB holds 64 pages here, so
 # most lookups also paid a page-table walk; in 2 MB pages they are two pages. The
 # mapping also comes zeroed, so a new encoder writes no 4 MB of zeros up front.
-cdef Front* front_new() noexcept nogil:
-    """All entries empty; each set on one 64-byte cache line (free it with front_free)."""
-    return <Front*>big_alloc((1 << FRONT_BITS) * sizeof(Front))
+cdef int front_new(FrontTable* F, int bits) noexcept nogil:
+    """F: 2^bits empty entries, each set on one 64-byte cache line (free them with
+    front_free); 0, or -1 when out of memory (F is then untouched)."""
+    cdef Front* e = <Front*>big_alloc((<size_t>1 << bits) * sizeof(Front))
+    if e == NULL:
+        return -1
+    F.e = e
+    F.bits = bits
+    F.evictions = 0
+    return 0
 
 
-cdef void front_free(Front* F) noexcept nogil:
-    big_free(F, (1 << FRONT_BITS) * sizeof(Front))
+cdef void front_free(FrontTable* F) noexcept nogil:
+    if F.e != NULL:
+        big_free(F.e, (<size_t>1 << F.bits) * sizeof(Front))
+        F.e = NULL
+
+
+# Why the table grows: a new encoder's 4 MB holds the distinct short chunks of a
+# text of a few MB, and a fresh mapping costs its first touch of each 2 MB page
+# (the kernel zeroes it): 16 MB from the start cost 15-20% cold on 0.5-1 MB of
+# prose and of the Bible. But the sets are picked by a hash, and some get more
+# than two hot chunks, which then push each other out on every pass: the 10 MB of
+# code has ~55,000 distinct chunks of 16 bytes or fewer (cl100k_base) for 65,536
+# sets, and warm, 11,549 of its chunks a pass still missed (0.5%; each a trip to
+# the chunk cache in main memory). In 4x the sets, far fewer sets get three. So
+# once a set has pushed an entry out as many times as the table has sets / 8
+# (8,192), the entries move into a table four times larger. 1 MB of text in many
+# scripts pushes out a few hundred a pass; a fresh encoder per short text never
+# grows.
+cdef void front_grow(FrontTable* F) noexcept nogil:
+    """Move F's entries into a table of FRONT_MAX_BITS (each set's older entry
+    first, so that the newer one stays first); on no memory, F stays as it is."""
+    cdef FrontTable G
+    cdef Front* old
+    cdef Front* f
+    cdef size_t k, n = <size_t>1 << F.bits
+    if front_new(&G, FRONT_MAX_BITS) < 0:
+        F.evictions = 0             # try again after as many evictions
+        return
+    for k in range(n):
+        old = &F.e[k ^ 1]           # entries 1, 0, 3, 2, ...: in each set the older first
+        if old.klen:
+            f = front_slot(G.e, 65 - G.bits, old.k0, old.k1, old.klen)
+            f[1] = f[0]
+            f[0] = old[0]
+    front_free(F)
+    F[0] = G
