@@ -123,6 +123,28 @@ def test_ids_equal_tiktoken_on_real_text(real, name, backend, stdlib_docs, prose
     assert ours.decode(theirs.encode(joined)) == joined
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_every_token_alone_gives_its_own_id(real, name, backend):
+    """Each token's text as the whole input (no split: tiktoken's whole-chunk
+    shortcut) gives the token's own rank, read from tiktoken's own vocabulary. The
+    compiled rank table asks a Bloom filter before it probes (table_filter); a token
+    the filter left out would come back merged from smaller tokens, or as bytes.
+    Every token on the compiled encoder; every 10th on the Python one (a dict
+    lookup, and no filter)."""
+    ours, theirs, _ = real[name]
+    step = 1 if backend == "cython" else 10
+    texts, ids = [], []
+    for token, rank in list(theirs._mergeable_ranks.items())[::step]:
+        try:
+            texts.append(token.decode("utf-8"))
+        except UnicodeDecodeError:  # part of a character: no text encodes to it alone
+            continue
+        ids.append([rank])
+    assert len(texts) > 0.99 * len(theirs._mergeable_ranks) / step
+    whole = Tokenizer([], pattern=None, vocab=ours.vocab, backend=backend)
+    assert whole.encode_batch(texts) == ids
+
+
 EMOJI = ["😀", "👍🏽", "🇫🇷", "🏳️‍🌈", "👩‍👩‍👧‍👦", "🧑🏿‍🚀", "❤️", "1️⃣", "👨‍💻", "\u200d", "\ufe0f"]
 LOOKALIKES = ["<|endoftext", "<|endoftext|>", "endoftext|>", "<|endofprompt|>", "<|fim_prefix|>",
               "<||>", "<|", "|>", "<|endoftext|><|endoftext|>", "<|endof<|endoftext|>text|>"]

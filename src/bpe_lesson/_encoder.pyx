@@ -250,7 +250,7 @@ cdef class _Ranks:
             if table_find(&self.t, &k) == NULL:
                 if table_insert(&self.t, &k, rank, 0) < 0:
                     raise MemoryError()
-        if table_small_ranks(&self.t) < 0:
+        if table_small_ranks(&self.t) < 0 or table_filter(&self.t) < 0:
             raise MemoryError()
         if self.has_all_bytes() and space_runs_fill(&self.t) < 0:
             raise MemoryError()

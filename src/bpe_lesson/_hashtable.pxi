@@ -79,6 +79,8 @@ cdef struct Table:
                        # (small_ranks[b], small_ranks[256 + 256 * b0 + b1]); NULL in the chunk cache
     uint32_t* space_runs   # rank table only: the ids of a run of L spaces (space_runs_fill in
                        # _encode_text.pxi); NULL in the chunk cache
+    uint64_t* filter       # rank table only: which keys may be in it
+    size_t filter_mask     # (table_filter); NULL in the chunk cache
 
 cdef struct Key:
     const uint8_t* p
@@ -138,6 +140,47 @@ cdef int table_small_ranks(Table* t) noexcept nogil:
     return 0
 
 
+# Why a filter: when an encoder meets text it has not seen (cold), most of its time
+# goes into the rank merge, and most of that into waiting for the rank table's slots
+# (8 MB for GPT-4's vocabulary, 16 MB for GPT-4o's: a slot not in any cache costs a
+# trip to main memory). Most of those probes find nothing: a merge asks for every
+# pair of neighbouring parts, and on text in many scripts 65% of the probes of 3
+# bytes or more (cl100k_base; o200k_base 55%, code 37-40%, prose 27-29%) are of
+# byte strings that are no token. A Bloom filter answers those from 16 bits per
+# token: a key's hash picks one 64-bit word (four tokens' worth) and two bits in it,
+# and every token's bits are set, so "not there" is always right and the probe is
+# skipped; "may be there" (every token, and 1.1% of the rest) goes on to the table.
+# With 64 bits per token (1 MB for cl100k_base) the filter's own words were the next
+# wait; at 16 (256 KB, 512 KB for o200k_base) most of it stays in the L2 cache.
+# Cold (a fresh encoder after 64 MB of other reads), medians of 11: text in many
+# scripts 19.3-19.8 -> 24.0-27.5 MB/s with cl100k_base, 16.8-18.9 -> 20.9-21.7 with
+# o200k_base; o200k_base code 82-101 -> 100-116.
+cdef inline bint filter_may_have(const Table* t, uint64_t h) noexcept nogil:
+    """Whether the key with hash h may be in the table (False: it is not)."""
+    cdef uint64_t want = ((<uint64_t>1) << ((h >> 52) & 63)) | ((<uint64_t>1) << (h >> 58))
+    return (t.filter[(h >> 20) & t.filter_mask] & want) == want
+
+
+cdef int table_filter(Table* t) noexcept nogil:
+    """Fill ``t.filter`` from the table's keys (a 64-bit word per 4 keys, rounded up
+    to a power of two); 0, or -1 when out of memory."""
+    cdef size_t i, words = 1
+    cdef uint64_t h
+    cdef const uint8_t* key
+    while 4 * words < t.used:
+        words *= 2
+    t.filter = <uint64_t*>calloc(words, sizeof(uint64_t))
+    if t.filter == NULL:
+        return -1
+    t.filter_mask = words - 1
+    for i in range(t.mask + 1):
+        if t.slots[i].klen:
+            key = t.arena + t.slots[i].koff
+            h = hash_bytes(key, t.slots[i].klen, load_head(key, t.slots[i].klen))
+            t.filter[(h >> 20) & t.filter_mask] |= ((<uint64_t>1) << ((h >> 52) & 63)) | ((<uint64_t>1) << (h >> 58))
+    return 0
+
+
 cdef Slot* slots_new(size_t cap) noexcept nogil:
     """``cap`` empty slots (zeroed): from big_alloc when they are BIG_BYTES or more."""
     if cap * sizeof(Slot) >= BIG_BYTES:
@@ -159,6 +202,7 @@ cdef int table_init(Table* t, size_t cap) noexcept nogil:
     t.arena_n = t.ids_n = 0
     t.small_ranks = NULL
     t.space_runs = NULL
+    t.filter = NULL
     return -1 if t.slots == NULL else 0
 
 
@@ -168,6 +212,7 @@ cdef void table_free(Table* t) noexcept nogil:
     free(t.ids)
     free(t.small_ranks)
     free(t.space_runs)
+    free(t.filter)
     memset(t, 0, sizeof(Table))
 
 
@@ -197,8 +242,15 @@ cdef inline uint32_t rank_of(const Table* t, const uint8_t* p, size_t n) noexcep
     if n <= 2 and t.small_ranks != NULL:
         return t.small_ranks[p[0]] if n == 1 else t.small_ranks[256 + ((<size_t>p[0]) << 8) + p[1]]
     cdef Key k = make_key(p, n)
-    cdef Slot* s = table_find(t, &k)
+    cdef Slot* s = rank_find(t, &k)
     return NO_RANK if s == NULL else s.v0
+
+
+cdef inline Slot* rank_find(const Table* t, const Key* k) noexcept nogil:
+    """table_find, past the filter when the table has one (the rank table)."""
+    if t.filter != NULL and not filter_may_have(t, k.h):
+        return NULL
+    return table_find(t, k)
 
 
 cdef int grow(void** buf, size_t* cap, size_t need, size_t item) noexcept nogil:
