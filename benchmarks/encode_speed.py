@@ -5,6 +5,7 @@ How to run (from the repository root, with the project's environment active):
     python benchmarks/encode_speed.py                   # the whole table (about 3 minutes)
     python benchmarks/encode_speed.py --quick           # 1 MB of code, not 10 MB
     python benchmarks/encode_speed.py --texts code --vocabs cl100k_base
+    python benchmarks/encode_speed.py --repeat 3        # medians of 3 fresh processes per cell
 
 Optional peers, named here because the package never needs them:
   * gigatoken: ``pip install gigatoken==0.10.0`` (rows appear when it imports);
@@ -27,7 +28,10 @@ one core (so "single thread" holds even for engines with their own thread pools)
   * load: building the encoder from the file (reported, not in the MB/s);
   * cold: the first call on the text (empty caches, first touch of every table);
   * warm: the median of three more calls on the same text.
-MB/s is 10^6 UTF-8 bytes of text per second. Before a figure is printed, its ids
+With ``--repeat K``, every cell runs in K fresh processes (in K rounds of all the
+cells) and the table gives the median of each figure: on a shared machine one
+process per cell moves by 10-40% from run to run. MB/s is 10^6 UTF-8 bytes of
+text per second. Before a figure is printed, its ids
 are compared with tiktoken's ``encode_ordinary`` on the same text; a difference
 stops the script.
 
@@ -212,6 +216,8 @@ def main(argv=None):
     ap.add_argument("--vocabs", default=",".join(VOCABS), help="comma-separated, from " + ",".join(VOCABS))
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated, from " + ",".join(ENGINES))
     ap.add_argument("--no-batch", action="store_true", help="leave out the encode_batch section")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="fresh processes per cell, in rounds; the table gives each figure's median (default 1)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
@@ -242,16 +248,26 @@ def main(argv=None):
     print(f"{os.cpu_count()} cores; Python {sys.version.split()[0]}, tiktoken {tiktoken.__version__}{giga}")
     print("MB/s warm / cold, one core; ids equal tiktoken's in every cell (checked)\n")
 
-    cells = {}  # (engine, vocab, text) -> result
-    for vocab in vocabs:
-        for text in texts:
-            for engine in engines:
-                r = cells[engine, vocab, text] = in_child([engine, vocab, text, args.quick])
-                if not r["ok"]:
-                    raise SystemExit(f"{ENGINES[engine][0]} on {vocab} {text}: ids differ from tiktoken's")
-                print(f"  ... {vocab} {text:6s} {ENGINES[engine][0]:34s} load {r['load']:.2f} s, "
-                      f"cold {r['bytes'] / r['cold'] / 1e6:6.1f}, warm {r['bytes'] / r['warm'] / 1e6:6.1f} MB/s",
-                      file=sys.stderr, flush=True)
+    if args.repeat < 1:
+        raise SystemExit(f"--repeat must be 1 or more, got {args.repeat}")
+    runs = {}  # (engine, vocab, text) -> one result per round
+    # round by round (every cell once a round), so that a slow minute of the machine
+    # falls on all the engines, not on one engine's repeats
+    for rnd in range(1, args.repeat + 1):
+        for vocab in vocabs:
+            for text in texts:
+                for engine in engines:
+                    r = in_child([engine, vocab, text, args.quick])
+                    if not r["ok"]:
+                        raise SystemExit(f"{ENGINES[engine][0]} on {vocab} {text}: ids differ from tiktoken's")
+                    runs.setdefault((engine, vocab, text), []).append(r)
+                    print(f"  ... {f'round {rnd}: ' if args.repeat > 1 else ''}{vocab} {text:6s} "
+                          f"{ENGINES[engine][0]:34s} load {r['load']:.2f} s, cold {r['bytes'] / r['cold'] / 1e6:6.1f}, "
+                          f"warm {r['bytes'] / r['warm'] / 1e6:6.1f} MB/s", file=sys.stderr, flush=True)
+    cells = {key: rs[0] | {f: statistics.median(r[f] for r in rs) for f in ("load", "cold", "warm")}
+             for key, rs in runs.items()}
+    if args.repeat > 1:
+        print(f"each figure: the median of {args.repeat} fresh processes\n")
 
     cols = [(v, t) for v in vocabs for t in texts]
     sizes = {t: cells[engines[0], vocabs[0], t]["bytes"] / 1e6 for t in texts}
