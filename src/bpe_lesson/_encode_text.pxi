@@ -220,6 +220,18 @@ cdef inline bint all_spaces(const uint8_t* p, Py_ssize_t n) noexcept nogil:
 #   many scripts 19.3-19.8 -> 24.0-27.5 MB/s with cl100k_base, 16.8-18.9 ->
 #   20.9-21.7 with o200k_base; 64 bits per token (1 MB) gained about half as much,
 #   the filter's own words being the next wait.
+#   On a second machine (a 2-core Intel Xeon: 2 MB of L2 a core, 260 MB of L3; no
+#   hardware counters in its VM), English prose with cl100k_base was the slowest
+#   warm cell (0.84-0.90 of gigatoken). valgrind, one warm pass over its 0.47 MB:
+#   13.4 M instructions to gigatoken's 13.6 M, and 38 K simulated mispredicted
+#   branches to its 26 K; of ours, 26 K in this loop (about 9 K on which of a
+#   set's two entries holds the chunk, 9 K on the end of each window's loop over
+#   its chunk starts), 7 K in the scalar scanner, 3 K in the window scanner. Both
+#   were tried and dropped: the starts written eight a step whatever the bits
+#   (popcount, then one ctz each; simdjson's way), the same speed; front_find
+#   comparing both entries and then selecting, 5-10% slower on every text. The
+#   simulator's predictor is simpler than this processor's, which already
+#   predicts most of those branches.
 #
 # Many texts on two threads (Tokenizer.encode_batch, the 758 files of the same
 # 10 MB): this loop had let go of the GIL, and still 2 threads gave x0.95-1.10
