@@ -224,8 +224,8 @@ cdef inline bint all_spaces(const uint8_t* p, Py_ssize_t n) noexcept nogil:
 #   hardware counters in its VM), English prose with cl100k_base was the slowest
 #   warm cell (0.84-0.90 of gigatoken). valgrind, one warm pass over its 0.47 MB:
 #   13.4 M instructions to gigatoken's 13.6 M, and 38 K simulated mispredicted
-#   branches to its 26 K; of ours, 26 K in this loop (about 9 K on which of a
-#   set's two entries holds the chunk, 9 K on the end of each window's loop over
+#   branches to its 26 K; of ours, 26 K in this loop (about 8 K on which of a
+#   set's two entries holds the chunk, 8 K on the end of each window's loop over
 #   its chunk starts), 7 K in the scalar scanner, 3 K in the window scanner. Both
 #   were tried and dropped: the starts written eight a step whatever the bits
 #   (popcount, then one ctz each; simdjson's way), the same speed; front_find
