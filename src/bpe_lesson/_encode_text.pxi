@@ -231,7 +231,10 @@ cdef inline bint all_spaces(const uint8_t* p, Py_ssize_t n) noexcept nogil:
 #   (popcount, then one ctz each; simdjson's way), the same speed; front_find
 #   comparing both entries and then selecting, 5-10% slower on every text. The
 #   simulator's predictor is simpler than this processor's, which already
-#   predicts most of those branches.
+#   predicts most of those branches. Also dropped there: the output buffer in 2
+#   MB pages (madvise once it passes 2 MB), for fewer page faults on a cold 10 MB
+#   call; it got them (10 MB more AnonHugePages) and was no faster (a fresh
+#   process each, 21 pairs: a median ratio of 0.91, quartiles 0.79-1.00).
 #
 # Many texts on two threads (Tokenizer.encode_batch, the 758 files of the same
 # 10 MB): this loop had let go of the GIL, and still 2 threads gave x0.95-1.10
