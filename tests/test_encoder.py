@@ -291,6 +291,35 @@ def test_a_growing_front_cache_keeps_every_chunks_ids(cl100k, cl100k_tiktoken, b
     assert enc._front_size()[0] == 524_288      # it grows once
 
 
+def test_encode_to_numpy_into_its_array_and_through_the_kept_buffer(cl100k, cl100k_tiktoken, backend, stdlib_docs):
+    """A text of 64 KB or more that the encoder's kept buffer has no room for is
+    encoded straight into the array it returns, then cut to length; a shorter text,
+    or one after the buffer grew, goes through the buffer. tiktoken's ids every
+    time, in either order. A lone surrogate: the bare encoder refuses the text
+    and is left as it was; the Tokenizer then encodes it with U+FFFD in its place,
+    as tiktoken does."""
+    tok = with_backend(cl100k, backend)
+    big = "".join(stdlib_docs[:40])[:300_000]
+    small_text = big[:50_000]
+    assert len(big.encode()) >= 65_536 > len(small_text.encode())
+    want_big, want_small = cl100k_tiktoken.encode_ordinary(big), cl100k_tiktoken.encode_ordinary(small_text)
+    encoders = [tok]
+    if backend == "cython":
+        encoders.append(_encoder.Encoder(cl100k._ranks, cl100k.pattern))   # a new one: no kept buffer
+    for enc in encoders:
+        got = enc.encode_to_numpy(big)
+        assert got.dtype == np.uint32 and got.shape == (len(want_big),) and got.tolist() == want_big
+        if enc is tok:
+            assert enc.encode_to_numpy(big + "\ud800").tolist() == cl100k_tiktoken.encode_ordinary(big + "\ud800")
+        else:
+            with pytest.raises(UnicodeEncodeError):
+                enc.encode_to_numpy(big + "\ud800")
+        assert enc.encode_to_numpy(small_text).tolist() == want_small
+        assert enc.encode_ordinary(big) == want_big          # the kept buffer grows to the big text
+        assert enc.encode_to_numpy(big).tolist() == want_big
+        assert enc.encode_to_numpy(small_text).tolist() == want_small
+
+
 def test_encode_to_numpy_gives_tiktokens_ids_in_the_dtype_asked(cl100k, cl100k_tiktoken, backend, stdlib_docs):
     tok = with_backend(cl100k, backend)
     text = "".join(stdlib_docs[:5])
