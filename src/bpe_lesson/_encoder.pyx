@@ -421,11 +421,12 @@ cdef class Encoder:
         cdef Encoder e = self._claim()
         cdef IdBuf kept
         cdef Py_buffer view
-        cdef Py_ssize_t n
+        cdef Py_ssize_t n = 0
         cdef size_t got
         try:
-            # subtle: raises UnicodeEncodeError on a lone surrogate before any buffer is touched
-            PyUnicode_AsUTF8AndSize(text, &n)
+            if e.kind != KIND_REGEX:   # (a regex encoder converts chunk by chunk, not the whole text)
+                # subtle: raises UnicodeEncodeError on a lone surrogate before any buffer is touched
+                PyUnicode_AsUTF8AndSize(text, &n)
             if e.kind == KIND_REGEX or n < 65536 or e.buf.cap >= <size_t>(n + FRONT_IDS):
                 e._encode_ordinary(text)
                 return e._arrays(&e.buf.n, 1)[0]
@@ -444,7 +445,8 @@ cdef class Encoder:
             # the next call on a text this long goes through the kept buffer: its pages,
             # written from then on, stay with the encoder (up to keep_ids ids), where an
             # array as long as the text, made anew per call, would be faulted in again
-            e._room(n + FRONT_IDS)              # (not written here: no page faults yet)
+            if <size_t>(n + FRONT_IDS) <= keep_ids:   # (_release gives a larger buffer back)
+                e._room(n + FRONT_IDS)          # (not written here: no page faults yet)
             return arr
         finally:
             self._release(e)

@@ -123,6 +123,25 @@ cdef inline Key make_key(const uint8_t* p, size_t n) noexcept nogil:
     return k
 
 
+cdef inline Key make_key_padded(const uint8_t* p, size_t n) noexcept nogil:
+    """make_key(p, n), where 8 bytes may be read from p whatever n is (a zero-padded
+    copy, as bpe_lanes keeps): a key of up to 8 bytes is one load and a mask, with
+    no loop over its bytes.
+
+    p=b"abc" + 5 padding bytes, n=3 -> the same Key as make_key(b"abc", 3)
+    """
+    cdef Key k
+    cdef uint64_t w
+    if n > 8 or n == 0:
+        return make_key(p, n)
+    memcpy(&w, p, 8)
+    k.p = p
+    k.n = n
+    k.head = w & (~(<uint64_t>0) >> (64 - 8 * n))
+    k.h = hash_bytes(p, n, k.head)
+    return k
+
+
 cdef int table_small_ranks(Table* t) noexcept nogil:
     """Fill ``t.small_ranks`` from the table's keys of one and two bytes; 0, or -1 when out of memory."""
     cdef size_t i

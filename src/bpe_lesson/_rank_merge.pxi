@@ -60,20 +60,9 @@ cdef Py_ssize_t bpe_merge(const Table* R, const uint8_t* s, Py_ssize_t n, uint32
 
 
 cdef inline uint32_t lane_rank(const Table* R, const uint8_t* p, size_t n) noexcept nogil:
-    """rank_of(R, p, n) for n >= 3, where 8 bytes may be read from p (bpe_lanes' copy):
-    a key of up to 8 bytes is one load and a mask, with no loop over its bytes."""
-    cdef Key k
-    cdef uint64_t w
-    cdef Slot* sl
-    if n > 8:
-        k = make_key(p, n)
-    else:
-        memcpy(&w, p, 8)
-        k.p = p
-        k.n = n
-        k.head = w & (~(<uint64_t>0) >> (64 - 8 * n))
-        k.h = hash_bytes(p, n, k.head)
-    sl = rank_find(R, &k)
+    """rank_of(R, p, n) for n >= 3, where 8 bytes may be read from p (bpe_lanes' copy)."""
+    cdef Key k = make_key_padded(p, n)
+    cdef Slot* sl = rank_find(R, &k)
     return NO_RANK if sl == NULL else sl.v0
 
 
