@@ -1,26 +1,30 @@
-# Cutting a text into chunks a block at a time: 64-byte windows of ASCII through
-# the window scanner (_window.h), everything else through the scalar scanners.
+# Cutting a text into chunks a block at a time: 64-byte windows through the
+# window scanner (_window.h), what it leaves through the scalar scanners.
 # Included by both extensions after _scanners.pxi (``include "_window_cut.pxi"``):
 # _encoder.pyx (encode_text, split_chunks) and _incremental.pyx (the chunk counter).
 #
 # Why: the scalar scanner spends a dozen branches on every chunk (which
 # alternative? how long a run?), and which way each goes is hard to predict, so
 # a third of encoding went into it. The window scanner finds every chunk start of
-# 64 ASCII bytes with the same few dozen bit operations whatever the text is,
-# and the chunks then come out of the bits one ``ctz`` at a time. Where its rules
-# are not the whole truth (a byte >= 0x80, a possible contraction, white space
-# before a newline; _window.h lists them) it says from which byte on, and the
-# scalar scanner takes over until past that byte. Both give the regex's chunks,
-# so the result never depends on which one cut a chunk.
+# 64 bytes with the same few dozen bit operations whatever the text is, and the
+# chunks then come out of the bits one ``ctz`` at a time. Where its rules are
+# not the whole truth (a number or white space outside ASCII, a possible
+# contraction, white space before a newline; _window.h lists them) it says from
+# which byte on, and the scalar scanner takes over until past that byte. Both
+# give the regex's chunks, so the result never depends on which one cut a chunk.
 #
 # What this file does not do: look at GPT-2's pattern (its scalar scanner serves
-# it), or decide anything about classes: the window scanner runs only when the
-# class table agrees with its ASCII classes (``_check_window``).
+# it), or decide anything about classes: the window scanner reads the scanners'
+# class table for characters outside ASCII, and runs only when that table agrees
+# with its ASCII classes and its class bits (``_check_window``).
 
 from libc.stdint cimport uint64_t
 
 cdef extern from "_window.h":
-    uint64_t window_starts "bpe_window_starts"(const uint8_t* p, int o200k, int* limit, int* flag) noexcept nogil
+    uint64_t window_starts "bpe_window_starts"(const uint8_t* p, int o200k, const uint8_t* cls, int* limit,
+                                                int* flag) noexcept nogil
+    enum:
+        BPE_F_L, BPE_F_N, BPE_F_S, BPE_F_U, BPE_F_W
     int ctz64 "bpe_ctz"(uint64_t x) noexcept nogil
 
 cdef enum:
@@ -36,6 +40,8 @@ cdef _check_window(const uint8_t* classes):
     global WINDOW_OK
     cdef int c
     cdef uint8_t want
+    if (BPE_F_L, BPE_F_N, BPE_F_S, BPE_F_U, BPE_F_W) != (F_L, F_N, F_S, F_U, F_W):
+        raise RuntimeError("_window.h's class bits differ from _scanners.pxi's: make them equal and rebuild")
     for c in range(128):
         if 65 <= c <= 90:
             want = F_L | F_U
@@ -75,7 +81,7 @@ cdef inline int cut_block(int kind, const uint8_t* s, Py_ssize_t n, Py_ssize_t* 
             continue
         # a window: every trusted start after byte 0 ends a chunk (at most 63)
         base = i
-        starts = window_starts(s + base, o200k, &limit, &flag)
+        starts = window_starts(s + base, o200k, CLS, &limit, &flag)
         starts &= starts - 1
         while starts:
             i = base + ctz64(starts)
