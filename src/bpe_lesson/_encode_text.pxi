@@ -263,7 +263,20 @@ cdef inline bint all_spaces(const uint8_t* p, Py_ssize_t n) noexcept nogil:
 #   cl100k_base, 103 -> 132 with o200k_base), a fresh encoder's pass 2-6%, the
 #   trainer's chunk counting 13%; the other texts the same within the noise. As
 #   ratios to gigatoken's NumPy encode in one process (medians of 21): 0.88 -> 1.12
-#   with cl100k_base, 0.91 -> 1.24 with o200k_base.
+#   with cl100k_base, 0.91 -> 1.24 with o200k_base. Dropped there: the wide
+#   characters decoded with no branch on their length (the window copied to a
+#   padded buffer, the classes ORed in by arithmetic): 15-17% slower on that text,
+#   whose scripts keep the branches predictable; a long chunk's key made and its
+#   chunk-cache slot prefetched while the block is cut: warm 1-2% faster, a fresh
+#   encoder 3-6% slower.
+#   Then the windows that end in white space (indentation): the limit backed up to
+#   the start of the run, so the scalar scanner cut the chunk before it again (the
+#   word before the indentation). That start depends only on the character before
+#   it, so it is now trusted (bpe_ws_limit in _window.h). valgrind, a warm pass
+#   over the 10 MB of code with cl100k_base: next_gpt4 and run 13.6 M instructions
+#   and 183 K mispredicts -> 9.7 M and 122 K; with this loop and the window scanner,
+#   289.8 M and 1,119 K -> 286.8 M and 1,041 K. In one process, warm, code +2-3%
+#   (41 alternations), prose and the Bible +2-7%, a fresh encoder the same.
 #
 # Many texts on two threads (Tokenizer.encode_batch, the 758 files of the same
 # 10 MB): this loop had let go of the GIL, and still 2 threads gave x0.95-1.10

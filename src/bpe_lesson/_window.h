@@ -54,10 +54,12 @@
  *     letters before it, whose chunk starts before the apostrophe: the scalar
  *     scanner takes over from that start);
  *   - a space or tab followed by a newline: \s*[\r\n] then reaches back to the
- *     start of that white-space run, so the limit is the run's start; and a
- *     white-space run that reaches the window's end (its newline or its end
- *     may come after the window);
+ *     start of that white-space run; and a white-space run that reaches the
+ *     window's end (its newline or its end may come after the window);
  *   - for GPT-4o, '/' right after a newline.
+ * Where the limit backs up to the start of a white-space run, the run's first
+ * byte is still trusted (bpe_ws_limit): whether a chunk starts there depends only
+ * on the character before it.
  */
 #ifndef BPE_WINDOW_H
 #define BPE_WINDOW_H
@@ -143,6 +145,18 @@ static inline int bpe_top(uint64_t x) { return 63 - __builtin_clzll(x); }   /* x
 static inline int bpe_after_last_below(uint64_t x, int q) {
     uint64_t below = q ? (x & (~(uint64_t)0 >> (64 - q))) : 0;
     return below ? bpe_top(below) + 1 : 0;
+}
+
+/* The limit for a byte x that the rules cannot settle, when a white-space run
+   before it (or through it) may change with what comes after: the run's first byte
+   q, plus one. Whether q starts a chunk depends only on the character before it,
+   which is no white space (or q is byte 0), so that start is exact; every start
+   after it is not. Without white space just before x, the limit is x itself.
+   (Trusting q as well saves the scalar scanner the chunk before the run: in a
+   window that ends in indentation, the word before it.) */
+static inline int bpe_ws_limit(uint64_t ws, int x) {
+    int q = bpe_after_last_below(~ws, x);
+    return q + (int)((ws >> q) & 1);
 }
 
 /* The digit chunks: starts of digit runs, and every third digit after one. */
@@ -283,7 +297,7 @@ BPE_ALWAYS_INLINE uint64_t bpe_window_rules(const unsigned char* p, int o200k, c
            not cover may be white space (U+3000), and a newline after it changes that
            run; an apostrophe before a character >= 0x80 may begin a contraction
            (U+017F is (?i) "s") */
-        q = bpe_after_last_below(~ws, bpe_ctz(f));
+        q = bpe_ws_limit(ws, bpe_ctz(f));
         if (q < lim) lim = q;
         fl = bpe_top(f);
     }
@@ -307,13 +321,13 @@ BPE_ALWAYS_INLINE uint64_t bpe_window_rules(const unsigned char* p, int o200k, c
     /* a space or tab before a newline: back to the start of its white-space run */
     f = (m.S | m.T) & (m.N >> 1);
     if (f) {
-        q = bpe_after_last_below(~ws, bpe_ctz(f));
+        q = bpe_ws_limit(ws, bpe_ctz(f));
         if (q < lim) lim = q;
         if (bpe_top(f) + 1 > fl) fl = bpe_top(f) + 1;
     }
     /* white space at the window's end: its chunk may reach past it */
     if (ws >> 63) {
-        q = bpe_after_last_below(~ws, 63);
+        q = bpe_ws_limit(ws, 63);
         if (q < lim) lim = q;
         fl = 63;
     }
