@@ -28,6 +28,12 @@
 # ids are kept inline. A miss falls through to the rank table, the chunk cache
 # and the merge (encode_piece); the result goes into the set's first entry and
 # the entry that was there moves to the second, so the older of the two leaves.
+# A hit in the second entry swaps the two (encode_text), so the first holds the
+# one used last: most hits are then in the first entry, and the processor
+# guesses the compare right. valgrind, a warm pass over 10 MB of code with
+# cl100k_base: encode_text's mispredicted branches 818 K -> 410 K, English prose
+# 26 K -> 16 K, text in many scripts 95 K -> 68 K; in one process, code 8-10%
+# faster warm and 6-11% for a fresh encoder, the other texts 0-7% warm.
 # With one entry per slot (direct-mapped), two hot chunks with the same slot
 # pushed each other out. Warm, on the benchmark's texts with cl100k_base (the
 # same hash, replayed over the chunks): 10 MB of code 2.98% of the chunks missed
