@@ -27,6 +27,7 @@ The file is split by concern (msgpack's way: ``include`` of ``.pxi`` files):
   _scanners.pxi    the hand-written scanners (also compiled into _incremental)
   _window_cut.pxi  cutting a block of chunks: 64 ASCII bytes at a time by bit masks
                    (_window.h, in C), the scanners elsewhere (also in _incremental)
+  _utf8.h          reading one UTF-8 character, shared by _scanners.pxi and _window.h
   _rank_merge.pxi  the rank merge of one chunk (``ranks.byte_pair_merge``)
   _encode_text.pxi the loop that encodes a text, and why it is fast
   this file        the public API (``Encoder``, ``bpe_encode_chunk``, ``split_chunks``)

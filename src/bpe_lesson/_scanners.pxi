@@ -116,20 +116,19 @@ def _class_of(str ch):
 # pattern's last alternatives match any whitespace, so some alternative always
 # matches and the chunks cover the text.
 
+cdef extern from "_utf8.h":   # the decoder the window scanner (_window.h) uses too
+    int utf8_wide_len "bpe_utf8_wide_len"(unsigned b) noexcept nogil
+    uint32_t utf8_wide_cp "bpe_utf8_wide_cp"(const uint8_t* p, int length) noexcept nogil
+
+
 cdef inline uint32_t dec(const uint8_t* s, Py_ssize_t i, int* ln) noexcept nogil:
     """The code point at byte i and its length in bytes (the UTF-8 is valid)."""
     cdef uint32_t b = s[i]
     if b < 0x80:
         ln[0] = 1
         return b
-    if b < 0xE0:
-        ln[0] = 2
-        return ((b & 0x1F) << 6) | (s[i + 1] & 0x3F)
-    if b < 0xF0:
-        ln[0] = 3
-        return ((b & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F)
-    ln[0] = 4
-    return ((b & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | ((s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F)
+    ln[0] = utf8_wide_len(b)
+    return utf8_wide_cp(s + i, ln[0])
 
 
 cdef inline uint8_t cls_at(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, int* ln) noexcept nogil:

@@ -66,6 +66,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "_utf8.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -205,17 +206,12 @@ static inline void bpe_classify_wide(const unsigned char* p, const unsigned char
         lead &= lead - 1;
         bit = (uint64_t)1 << k;
         b = p[k];
-        len = b < 0xE0 ? 2 : (b < 0xF0 ? 3 : 4);
+        len = bpe_utf8_wide_len(b);
         if (k + len > 64) {             /* its last bytes are in the next window */
             w->bad |= bit;
             continue;
         }
-        if (len == 2)
-            cp = ((b & 0x1F) << 6) | (p[k + 1] & 0x3F);
-        else if (len == 3)
-            cp = ((b & 0x0F) << 12) | ((p[k + 1] & 0x3F) << 6) | (p[k + 2] & 0x3F);
-        else
-            cp = ((b & 0x07) << 18) | ((p[k + 1] & 0x3F) << 12) | ((p[k + 2] & 0x3F) << 6) | (p[k + 3] & 0x3F);
+        cp = bpe_utf8_wide_cp(p + k, len);
         c = cls[cp];
         if (c & BPE_F_L) {
             w->L |= bit;
