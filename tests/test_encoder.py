@@ -297,6 +297,30 @@ def test_a_growing_front_cache_keeps_every_chunks_ids(cl100k, cl100k_tiktoken, b
     assert enc._front_size()[0] == 524_288      # it grows once
 
 
+@needs_cython
+def test_a_long_text_makes_the_chunk_caches_room_at_once(cl100k, cl100k_tiktoken):
+    """Before a long text, the chunk cache is given room for one chunk per 256 bytes
+    of it (table_reserve), not grown by doubling as it fills; past that room it still
+    doubles, and at its limit it starts over (and the room is capped by that limit).
+    tiktoken's ids throughout."""
+    enc = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+    assert enc._cache_size() == (1024, 0)
+    same = " the" * 250_000                      # 1 MB of one token: nothing to merge or cache
+    assert enc.encode_to_numpy(same).tolist() == cl100k_tiktoken.encode_ordinary(same)
+    assert enc._cache_size() == (8192, 0)       # 2 * (1,000,000 >> 8) = 7,812 slots wanted
+    words = letter_words(0, 200_000)             # distinct words, most of them merged
+    assert enc.encode_ordinary(words) == cl100k_tiktoken.encode_ordinary(words)
+    slots, used = enc._cache_size()
+    assert used > len(words.encode()) >> 8 and slots >= 2 * used > 8192
+    old = _encoder._set_cache_limits(1000, 1 << 26)
+    try:
+        capped = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+        assert capped.encode_ordinary(words) == cl100k_tiktoken.encode_ordinary(words)
+        assert capped._cache_size()[0] == 2048      # room for 1,000: it started over, never grew
+    finally:
+        _encoder._set_cache_limits(*old)
+
+
 def test_encode_to_numpy_into_its_array_and_through_the_kept_buffer(cl100k, cl100k_tiktoken, backend, stdlib_docs):
     """A text of 64 KB or more that the encoder's kept buffer has no room for is
     encoded straight into the array it returns, then cut to length; a shorter text,

@@ -384,6 +384,10 @@ cdef class Encoder:
         """(entries of the front cache, entries it has pushed out since it was made): for tests."""
         return 1 << self.front.bits, self.front.evictions
 
+    def _cache_size(self):
+        """(slots of the chunk cache, chunks it holds): for tests."""
+        return self.cache.mask + 1, self.cache.used
+
     def encode_chunk(self, str chunk):
         """Ids of one pre-tokenized chunk (cached), as ``Tokenizer.encode_chunk``."""
         cdef Encoder e = self._claim()
