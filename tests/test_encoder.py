@@ -277,24 +277,33 @@ def letter_words(start, stop):
 
 def test_a_growing_front_cache_keeps_every_chunks_ids(cl100k, cl100k_tiktoken, backend):
     """More distinct short chunks than the compiled front cache's sets hold two of: its
-    sets push entries out, it grows in the middle of a text (4 MB -> 16 MB) and moves
-    the entries it has; the ids stay tiktoken's before, during and after."""
+    sets push entries out, it grows in the middle of a text (2 MB -> 4 MB -> 16 MB)
+    and moves the entries it has; the ids stay tiktoken's before, during and after.
+    A text of 4 MB or more starts at 4 MB."""
     tok = with_backend(cl100k, backend)
-    first, second = letter_words(0, 60_000), letter_words(60_000, 260_000)
+    some, first, second = letter_words(0, 20_000), letter_words(0, 60_000), letter_words(60_000, 260_000)
     for text in (first, second):
         assert tok.encode_ordinary(text) == cl100k_tiktoken.encode_ordinary(text)
     if backend != "cython":
         return
     enc = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
-    assert enc._front_size() == (131_072, 0)
+    assert enc._front_size() == (65_536, 0)
+    assert enc.encode_to_numpy(some).tolist() == cl100k_tiktoken.encode_ordinary(some)
+    assert enc._front_size()[0] == 65_536       # 20,000 chunks for 32,768 sets: it keeps its size
     assert enc.encode_to_numpy(first).tolist() == cl100k_tiktoken.encode_ordinary(first)
-    assert enc._front_size()[0] == 131_072      # 60,000 chunks for 65,536 sets: it keeps its size
+    assert enc._front_size()[0] == 131_072      # 60,000: it grew on the way
     assert enc.encode_ordinary(second) == cl100k_tiktoken.encode_ordinary(second)
-    assert enc._front_size()[0] == 524_288      # it grew on the way
-    # the first text's chunks are now answered by the entries the growth moved
+    assert enc._front_size()[0] == 524_288      # and grew again
+    # the first texts' chunks are now answered by the entries the growth moved
+    assert enc.encode_ordinary(some) == cl100k_tiktoken.encode_ordinary(some)
     assert enc.encode_ordinary(first) == cl100k_tiktoken.encode_ordinary(first)
     assert enc.encode_to_numpy(second).tolist() == cl100k_tiktoken.encode_ordinary(second)
-    assert enc._front_size()[0] == 524_288      # it grows once
+    assert enc._front_size()[0] == 524_288      # it grows no further
+    for size, entries in ((4_194_300, 65_536), (4_194_308, 131_072)):   # 4 MB is 4,194,304 bytes
+        long = " the" * (size // 4)
+        enc = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+        assert enc.encode_to_numpy(long).tolist() == cl100k_tiktoken.encode_ordinary(long)
+        assert enc._front_size() == (entries, 0)
 
 
 @needs_cython

@@ -344,6 +344,7 @@ cdef enum:
     BLOCK = 64      # chunks cut, then looked up, at a time
     CACHE_RESERVE_SHIFT = 8     # encode_text makes room in the chunk cache for one
                                 # chunk per 2**8 bytes of text
+    FRONT_MID_TEXT = 1 << 22    # ... and a text of 4 MB or more starts with a 4 MB front cache
 
 cdef struct Pending:    # a chunk of the current block
     Py_ssize_t start, n
@@ -379,9 +380,12 @@ cdef int encode_text(const Table* R, Table* C, FrontTable* F, int most_ids, int 
     if kind == KIND_NONE:
         return encode_piece(R, C, s, n, out) if n else 0
     # a long text: make the chunk cache's room at once (one chunk to merge per
-    # CACHE_RESERVE_BYTES of text), not by doubling as it fills (table_reserve)
+    # 2**CACHE_RESERVE_SHIFT bytes of text), not by doubling as it fills
+    # (table_reserve); and a front cache of 4 MB from the start (front_grow)
     if 2 * (n >> CACHE_RESERVE_SHIFT) > C.mask + 1 and table_reserve(C, min(n >> CACHE_RESERVE_SHIFT, cache_entries)) < 0:
         return -1
+    if n >= FRONT_MID_TEXT and F.bits < FRONT_MID_BITS:
+        front_grow(F)
     while i < n:
         if F.evictions > (<size_t>1 << (F.bits - 4)) and F.bits < FRONT_MAX_BITS:
             front_grow(F)           # between blocks: no entry is pending

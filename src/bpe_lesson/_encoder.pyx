@@ -23,7 +23,7 @@ real text. Any other pattern is split by the ``regex`` module, as in Python.
 
 The file is split by concern (msgpack's way: ``include`` of ``.pxi`` files):
   _hashtable.pxi   bytes -> value, the vocabulary table and the chunk cache
-  _front_cache.pxi the ids of short chunks, in 4 MB of entries (16 MB once grown) with no pointer in them
+  _front_cache.pxi the ids of short chunks, in 2-16 MB of entries with no pointer in them
   _scanners.pxi    the hand-written scanners (also compiled into _incremental)
   _window_cut.pxi  cutting a block of chunks: 64 ASCII bytes at a time by bit masks
                    (_window.h, in C), the scanners elsewhere (also in _incremental)

@@ -7,7 +7,8 @@
 # waits on main memory; perf found half of encode_piece's samples on the load of
 # the first slot. Real text repeats a few thousand chunks most of the time
 # ("self", " the", four spaces); their ids sit here, in 131,072 entries of 32
-# bytes (4 MB: in the L3 cache; _encoder.pyx prefetches each entry while it cuts
+# bytes (4 MB, for a long text or once grown; a new encoder starts at 2 MB, see
+# front_grow: in the L3 cache; _encoder.pyx prefetches each entry while it cuts
 # the next chunks, so the wait overlaps other work). 16,384 entries (512 KB, the
 # L2 cache of a core here) hit less often and were no faster once prefetched.
 # 65,536 entries (2 MB) were the size until the 4 MB table, in the L3 cache all
@@ -54,8 +55,9 @@ from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 
 cdef enum:
-    FRONT_BITS = 17     # a new table: 2^17 = 131,072 entries x 32 bytes = 4 MB, in sets of two
-    FRONT_MAX_BITS = 19 # ... grown once, to 2^19 = 524,288 entries (16 MB), see front_grow
+    FRONT_BITS = 16     # a new table: 2^16 = 65,536 entries x 32 bytes = 2 MB, in sets of two
+    FRONT_MID_BITS = 17 # ... grown to 2^17 = 131,072 entries (4 MB), see front_grow
+    FRONT_MAX_BITS = 19 # ... and then to 2^19 = 524,288 entries (16 MB)
     FRONT_KEY = 16      # the longest chunk it holds, in bytes
     FRONT_IDS = 3       # the most ids an entry holds as they are (32 bits each)
     FRONT_PACKED_IDS = 6  # ... and packed, 18 bits each, when every id is below 2^18
@@ -207,26 +209,32 @@ cdef void front_free(FrontTable* F) noexcept nogil:
         F.e = NULL
 
 
-# Why the table grows: a new encoder's 4 MB holds the distinct short chunks of a
-# text of a few MB, and a fresh mapping costs its first touch of each 2 MB page
-# (the kernel zeroes it): 16 MB from the start cost 15-20% cold on 0.5-1 MB of
-# prose and of the Bible. But the sets are picked by a hash, and some get more
-# than two hot chunks, which then push each other out on every pass: the 10 MB of
-# code has ~55,000 distinct chunks of 16 bytes or fewer (cl100k_base) for 65,536
-# sets, and warm, 11,549 of its chunks a pass still missed (0.5%; each a trip to
-# the chunk cache in main memory). In 4x the sets, far fewer sets get three. So
-# once a set has pushed an entry out as many times as the table has sets / 8
-# (8,192), the entries move into a table four times larger. 1 MB of text in many
-# scripts pushes out a few hundred a pass; a fresh encoder per short text never
-# grows.
+# Why the table grows: a fresh mapping costs its first touch of each 2 MB page (the
+# kernel zeroes it; on this machine, a first write to each page of a fresh 4 MB
+# mapping took 1.9-5.8 ms), and 16 MB from the start cost 15-20% cold on 0.5-1 MB
+# of prose and of the Bible. The 5,700-6,500 distinct chunks of those texts fit
+# in 2 MB, where a new encoder now starts: in fresh processes, 25 alternations,
+# the first call on the Bible 121 -> 134 MB/s (median ratio 1.13) and on prose
+# 75 -> 80 (1.04); in one process a fresh encoder's pass 3-8% faster there, warm
+# the same. A text of 4 MB or more starts at 4 MB (encode_text). But the sets are
+# picked by a hash, and some get more than two hot chunks, which then push each
+# other out on every pass: the 10 MB of code has ~55,000 distinct chunks of 16
+# bytes or fewer (cl100k_base) for 65,536 sets, and warm, 11,549 of its chunks a
+# pass still missed (0.5%; each a trip to the chunk cache in main memory). In 4x
+# the sets, far fewer sets get three. So once a set has pushed an entry out as
+# many times as the table has sets / 8 (4,096 at 2 MB, 8,192 at 4 MB), the entries
+# move into a larger table: 2 MB -> 4 MB, then 4 MB -> 16 MB. 1 MB of text in many
+# scripts pushes out a few hundred a pass at 4 MB; a fresh encoder per short text
+# never grows.
 cdef void front_grow(FrontTable* F) noexcept nogil:
-    """Move F's entries into a table of FRONT_MAX_BITS (each set's older entry
-    first, so that the newer one stays first); on no memory, F stays as it is."""
+    """Move F's entries into a table of FRONT_MID_BITS, or of FRONT_MAX_BITS from
+    there (each set's older entry first, so that the newer one stays first); on no
+    memory, F stays as it is."""
     cdef FrontTable G
     cdef Front* old
     cdef Front* f
     cdef size_t k, n = <size_t>1 << F.bits
-    if front_new(&G, FRONT_MAX_BITS) < 0:
+    if front_new(&G, FRONT_MID_BITS if F.bits < FRONT_MID_BITS else FRONT_MAX_BITS) < 0:
         F.evictions = 0             # try again after as many evictions
         return
     for k in range(n):
