@@ -303,7 +303,14 @@ def test_a_growing_front_cache_keeps_every_chunks_ids(cl100k, cl100k_tiktoken, b
         long = " the" * (size // 4)
         enc = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
         assert enc.encode_to_numpy(long).tolist() == cl100k_tiktoken.encode_ordinary(long)
-        assert enc._front_size() == (entries, 0)
+        assert enc._front_size() == (entries, 0) and enc._front_held() == 1
+    # a long text after a short one: the 2 MB table's entries move into the 4 MB one
+    enc = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+    enc.encode_ordinary(some)
+    held = enc._front_held()
+    assert held > 10_000
+    assert enc.encode_ordinary(long) == cl100k_tiktoken.encode_ordinary(long)
+    assert enc._front_size() == (131_072, 0) and enc._front_held() == held + 1   # and " the"
 
 
 @needs_cython

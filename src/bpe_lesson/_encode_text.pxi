@@ -386,6 +386,7 @@ cdef int encode_text(const Table* R, Table* C, FrontTable* F, int most_ids, int 
         return -1
     if n >= FRONT_MID_TEXT and F.bits < FRONT_MID_BITS:
         front_grow(F)
+    F.used = True
     while i < n:
         if F.evictions > (<size_t>1 << (F.bits - 4)) and F.bits < FRONT_MAX_BITS:
             front_grow(F)           # between blocks: no entry is pending

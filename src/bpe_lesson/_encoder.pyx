@@ -384,6 +384,13 @@ cdef class Encoder:
         """(entries of the front cache, entries it has pushed out since it was made): for tests."""
         return 1 << self.front.bits, self.front.evictions
 
+    def _front_held(self):
+        """How many front-cache entries hold a chunk: for tests."""
+        cdef size_t k, held = 0
+        for k in range(<size_t>1 << self.front.bits):
+            held += self.front.e[k].klen != 0
+        return held
+
     def _cache_size(self):
         """(slots of the chunk cache, chunks it holds): for tests."""
         return self.cache.mask + 1, self.cache.used

@@ -66,6 +66,7 @@ cdef struct FrontTable:  # the front cache of one encoder
     Front* e            # its entries (2^bits of them), two to a 64-byte line
     int bits
     size_t evictions    # entries pushed out of a full set since the table was made
+    bint used           # encode_text has run on it (else it is empty, and front_grow moves nothing)
 
 cdef struct Front:
     uint64_t k0, k1     # the chunk's bytes 0-7 and 8-15, zero-padded
@@ -200,6 +201,7 @@ cdef int front_new(FrontTable* F, int bits) noexcept nogil:
     F.e = e
     F.bits = bits
     F.evictions = 0
+    F.used = False
     return 0
 
 
@@ -237,11 +239,14 @@ cdef void front_grow(FrontTable* F) noexcept nogil:
     if front_new(&G, FRONT_MID_BITS if F.bits < FRONT_MID_BITS else FRONT_MAX_BITS) < 0:
         F.evictions = 0             # try again after as many evictions
         return
-    for k in range(n):
+    # (an empty table, a new encoder's before a long text, is not read: its pages
+    # were never touched, and reading them would only fault them in)
+    for k in range(n if F.used else 0):
         old = &F.e[k ^ 1]           # entries 1, 0, 3, 2, ...: in each set the older first
         if old.klen:
             f = front_slot(G.e, 65 - G.bits, old.k0, old.k1, old.klen)
             f[1] = f[0]
             f[0] = old[0]
+    G.used = F.used
     front_free(F)
     F[0] = G
