@@ -2,10 +2,10 @@
 
 How to run (from the repository root, with the project's environment active):
 
-    python benchmarks/encode_speed.py                   # the whole table (about 3 minutes)
+    python benchmarks/encode_speed.py                   # the whole table (about 12 minutes)
     python benchmarks/encode_speed.py --quick           # 1 MB of code, not 10 MB
-    python benchmarks/encode_speed.py --texts code --vocabs cl100k_base
-    python benchmarks/encode_speed.py --repeat 3        # medians of 3 fresh processes per cell
+    python benchmarks/encode_speed.py --texts code --vocabs cl100k_base --no-batch
+    python benchmarks/encode_speed.py --repeat 5 --rounds 15   # more fresh processes and rounds
 
 Optional peers, named here because the package never needs them:
   * gigatoken: ``pip install gigatoken==0.10.0`` (rows appear when it imports);
@@ -23,17 +23,24 @@ The vocabularies: GPT-4's cl100k_base and GPT-4o's o200k_base, read from the fil
 that ship in packages (``tiktoken_io.offline_path``). Every engine gets the same
 ranks, split pattern and special tokens.
 
-What is timed, for each engine, vocabulary and text, in a fresh process pinned to
-one core (so "single thread" holds even for engines with their own thread pools):
-  * load: building the encoder from the file (reported, not in the MB/s);
-  * cold: the first call on the text (empty caches, first touch of every table);
-  * warm: the median of three more calls on the same text.
-With ``--repeat K``, every cell runs in K fresh processes (in K rounds of all the
-cells) and the table gives the median of each figure: on a shared machine one
-process per cell moves by 10-40% from run to run. MB/s is 10^6 UTF-8 bytes of
-text per second. Before a figure is printed, its ids
-are compared with tiktoken's ``encode_ordinary`` on the same text; a difference
-stops the script.
+What is timed, for each engine, vocabulary and text, pinned to one core (so
+"single thread" holds even for engines with their own thread pools):
+  * load: building the encoder from the file (reported, not in the MB/s), and
+  * cold: the first call on the text (empty caches, first touch of every table),
+    both in a fresh process per engine; with ``--repeat K`` (default 3), in K
+    rounds of fresh processes, one per engine in turn;
+  * warm: in one process per vocabulary and text, which builds every engine and
+    then takes them in turn, ``--rounds R`` times (default 9; tiktoken's 3): a call
+    to make its caches warm again after the others ran, then the median of three
+    timed calls.
+This machine has slow and fast spells of a few seconds each, which move every
+engine together (one process at 250 MB/s, the next at 450, whatever the engine):
+a figure from a single process per engine measures the spell as much as the
+engine. So each engine's figure is the median over its rounds, and each ratio is
+the median of the ratios within a round (engines a second or less apart), not a
+ratio of two medians. MB/s is 10^6 UTF-8 bytes of text per second. Before a
+figure is printed, its ids are compared with tiktoken's ``encode_ordinary`` on
+the same text; a difference stops the script.
 
 Engines (rows): tiktoken ``encode_ordinary`` (a list); ours ``encode_ordinary``
 and ``encode`` (lists; ``encode`` also looks for special tokens) and
@@ -76,6 +83,8 @@ ENGINES = {  # name -> (row label, needs)
     "giga": ("gigatoken encode (numpy)", "gigatoken"),
     "giga_list": ("gigatoken encode_ordinary (list)", "gigatoken"),
 }
+
+TIKTOKEN_ROUNDS = 3  # tiktoken is 10-20x slower (1.4 s a call on the 10 MB of code)
 
 BATCH_ROWS = {  # name -> row label of the batch section
     "tiktoken": "tiktoken encode_ordinary_batch",
@@ -140,8 +149,8 @@ def same_ids(got, want) -> bool:
     return len(got) == len(want) and bool(np.array_equal(np.asarray(got, dtype=np.int64), np.asarray(want)))
 
 
-def child_single(engine, vocab, text_name, quick) -> dict:
-    """One engine on one text, in this (fresh, pinned) process."""
+def child_cold(engine, vocab, text_name, quick) -> dict:
+    """One engine's load and first call on one text, in this (fresh, pinned) process."""
     text = load_text(text_name, quick)
     with tempfile.TemporaryDirectory() as folder:
         t = time.perf_counter()
@@ -150,14 +159,34 @@ def child_single(engine, vocab, text_name, quick) -> dict:
         t = time.perf_counter()
         ids = fn(text)
         cold = time.perf_counter() - t
-        warm = []
-        for _ in range(3):
-            t = time.perf_counter()
-            fn(text)
-            warm.append(time.perf_counter() - t)
     want = tiktoken_encoding(vocab).encode_ordinary(text)
-    return {"load": load, "cold": cold, "warm": statistics.median(warm), "ok": same_ids(ids, want),
-            "ids": len(want), "bytes": len(text.encode("utf-8"))}
+    return {"load": load, "cold": cold, "ok": same_ids(ids, want), "bytes": len(text.encode("utf-8"))}
+
+
+def child_warm(engines, vocab, text_name, quick, rounds) -> dict:
+    """Every engine on one text, in this (pinned) process, in turn: per round and
+    engine, one call to warm its caches again, then the median of three timed calls."""
+    text = load_text(text_name, quick)
+    want = tiktoken_encoding(vocab).encode_ordinary(text)
+    folder = tempfile.mkdtemp()
+    fns = {e: build(e, vocab, folder) for e in engines}
+    for e, fn in fns.items():
+        if not same_ids(fn(text), want):
+            return {"bad": e}
+    times = {e: [] for e in engines}
+    for rnd in range(rounds):
+        for k in range(len(engines)):
+            e = engines[(k + rnd) % len(engines)]  # each round starts one engine later
+            if e == "tiktoken" and rnd >= TIKTOKEN_ROUNDS:
+                continue
+            fns[e](text)
+            one = []
+            for _ in range(3):
+                t = time.perf_counter()
+                fns[e](text)
+                one.append(time.perf_counter() - t)
+            times[e].append(statistics.median(one))
+    return {"warm": times}
 
 
 def child_batch(vocab, quick) -> dict:
@@ -216,8 +245,10 @@ def main(argv=None):
     ap.add_argument("--vocabs", default=",".join(VOCABS), help="comma-separated, from " + ",".join(VOCABS))
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated, from " + ",".join(ENGINES))
     ap.add_argument("--no-batch", action="store_true", help="leave out the encode_batch section")
-    ap.add_argument("--repeat", type=int, default=1,
-                    help="fresh processes per cell, in rounds; the table gives each figure's median (default 1)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="fresh processes per engine and cell for the load and cold figures, in rounds (default 3)")
+    ap.add_argument("--rounds", type=int, default=9,
+                    help="turns of every engine in one process for the warm figures (default 9)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
@@ -227,7 +258,7 @@ def main(argv=None):
             print(json.dumps(child_batch(job[1], job[2])))
         else:
             os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})  # one core, before any pool starts
-            print(json.dumps(child_single(*job)))
+            print(json.dumps(child_warm(*job[1:]) if job[0] == "warm" else child_cold(*job)))
         return
 
     import tiktoken
@@ -248,10 +279,19 @@ def main(argv=None):
     print(f"{os.cpu_count()} cores; Python {sys.version.split()[0]}, tiktoken {tiktoken.__version__}{giga}")
     print("MB/s warm / cold, one core; ids equal tiktoken's in every cell (checked)\n")
 
-    if args.repeat < 1:
-        raise SystemExit(f"--repeat must be 1 or more, got {args.repeat}")
-    runs = {}  # (engine, vocab, text) -> one result per round
-    # round by round (every cell once a round), so that a slow minute of the machine
+    if args.repeat < 1 or args.rounds < 1:
+        raise SystemExit(f"--repeat and --rounds must be 1 or more, got {args.repeat} and {args.rounds}")
+    cold = {}  # (engine, vocab, text) -> one result per round, in order
+    warm = {}  # (engine, vocab, text) -> one time per round, in order
+    for vocab in vocabs:
+        for text in texts:
+            r = in_child(["warm", engines, vocab, text, args.quick, args.rounds])
+            if "bad" in r:
+                raise SystemExit(f"{ENGINES[r['bad']][0]} on {vocab} {text}: ids differ from tiktoken's")
+            for e, ts in r["warm"].items():
+                warm[e, vocab, text] = ts
+            print(f"  ... warm, {args.rounds} rounds: {vocab} {text}", file=sys.stderr, flush=True)
+    # round by round (every cell once a round), so that a slow spell of the machine
     # falls on all the engines, not on one engine's repeats
     for rnd in range(1, args.repeat + 1):
         for vocab in vocabs:
@@ -260,14 +300,14 @@ def main(argv=None):
                     r = in_child([engine, vocab, text, args.quick])
                     if not r["ok"]:
                         raise SystemExit(f"{ENGINES[engine][0]} on {vocab} {text}: ids differ from tiktoken's")
-                    runs.setdefault((engine, vocab, text), []).append(r)
-                    print(f"  ... {f'round {rnd}: ' if args.repeat > 1 else ''}{vocab} {text:6s} "
-                          f"{ENGINES[engine][0]:34s} load {r['load']:.2f} s, cold {r['bytes'] / r['cold'] / 1e6:6.1f}, "
-                          f"warm {r['bytes'] / r['warm'] / 1e6:6.1f} MB/s", file=sys.stderr, flush=True)
-    cells = {key: rs[0] | {f: statistics.median(r[f] for r in rs) for f in ("load", "cold", "warm")}
-             for key, rs in runs.items()}
-    if args.repeat > 1:
-        print(f"each figure: the median of {args.repeat} fresh processes\n")
+                    cold.setdefault((engine, vocab, text), []).append(r)
+                    print(f"  ... round {rnd}: {vocab} {text:6s} {ENGINES[engine][0]:34s} load {r['load']:.2f} s, "
+                          f"cold {r['bytes'] / r['cold'] / 1e6:6.1f} MB/s", file=sys.stderr, flush=True)
+    cells = {key: {"bytes": rs[0]["bytes"], "load": statistics.median(r["load"] for r in rs),
+                   "cold": statistics.median(r["cold"] for r in rs), "warm": statistics.median(warm[key])}
+             for key, rs in cold.items()}
+    print(f"warm: the median of {args.rounds} turns in one process (tiktoken: {min(args.rounds, TIKTOKEN_ROUNDS)}); "
+          f"cold: the median of {args.repeat} fresh process{'es' if args.repeat > 1 else ''}\n")
 
     cols = [(v, t) for v in vocabs for t in texts]
     sizes = {t: cells[engines[0], vocabs[0], t]["bytes"] / 1e6 for t in texts}
@@ -279,14 +319,19 @@ def main(argv=None):
                          for c in (cells[engine, v, t] for v, t in cols))
         print(f"| {ENGINES[engine][0]} | {row} |")
 
-    def ratio(a, b, which):
-        return [cells[a, v, t][which] and cells[b, v, t][which] / cells[a, v, t][which] for v, t in cols]
+    def ratio(a, b, which, v, t):
+        """The median of b's time over a's within each round: above 1, a is faster."""
+        if which == "warm":
+            ta, tb = warm[a, v, t], warm[b, v, t]
+        else:
+            ta, tb = ([r["cold"] for r in cold[e, v, t]] for e in (a, b))
+        return statistics.median(y / x for x, y in zip(ta, tb))
 
-    print("\nratios (warm / cold; above 1: ours is faster)")
+    print("\nratios (warm / cold, medians of the ratios within a round; above 1: ours is faster)")
     pairs = [("ours", "tiktoken"), ("ours", "giga_list"), ("ours_encode", "giga_list"), ("ours_numpy", "giga")]
     for a, b in pairs:
         if a in engines and b in engines:
-            w, c = ratio(a, b, "warm"), ratio(a, b, "cold")
+            w, c = ([ratio(a, b, which, v, t) for v, t in cols] for which in ("warm", "cold"))
             print(f"  {ENGINES[a][0]} / {ENGINES[b][0]}: " + ", ".join(f"{x:.2f}/{y:.2f}" for x, y in zip(w, c))
                   + f"  (lowest {min(w + c):.2f})")
     print("\nload (s): " + "; ".join(f"{ENGINES[e][0]} {vocabs[0]} {cells[e, vocabs[0], texts[0]]['load']:.2f}"
