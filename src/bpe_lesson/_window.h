@@ -354,9 +354,77 @@ BPE_ALWAYS_INLINE uint64_t bpe_window_rules(const unsigned char* p, int o200k, c
  * class at the first byte of p-1's character, one byte back, carried over its
  * continuation bytes (pps below). No start falls inside a character: every
  * rule needs the class to change at p, or an ASCII byte at p. */
+/* With AVX2: two 32-byte loads, and per class two compares and two movemasks,
+   where SSE2 takes four loads and, per class, four compares, four movemasks and
+   the shifts and ORs that join them. This copy is built for AVX2 alone (a target
+   attribute) and used only where the processor has it (bpe_window_simd, asked
+   once); its masks are bpe_classify's, so the chunks are the same. In one process,
+   warm, blocks of passes alternated 21 times: 3-8% faster on prose, the Bible and
+   text in many scripts, code 0-3%. AVX-512, one load and one compare giving each
+   64-bit mask, was no faster than AVX2 here, and on older Xeons its 512-bit
+   instructions lower the core's clock. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_AVX2)
+#include <immintrin.h>
+#define BPE_HAVE_AVX2 1
+#define BPE_T256 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt")))
+BPE_T256 static inline uint64_t bpe_bits256(__m256i lo, __m256i hi) {
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(lo) | ((uint64_t)(uint32_t)_mm256_movemask_epi8(hi) << 32);
+}
+BPE_T256 static inline __m256i bpe_in_range256(__m256i v, int lo, int hi) {
+    __m256i x = _mm256_sub_epi8(v, _mm256_set1_epi8((char)lo));
+    return _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8((char)(hi - lo))), x);
+}
+BPE_T256 static inline __m256i bpe_eq256(__m256i v, int c) { return _mm256_cmpeq_epi8(v, _mm256_set1_epi8((char)c)); }
+BPE_T256 static uint64_t bpe_window_starts_avx2(const unsigned char* p, int o200k, const unsigned char* cls,
+                                                int* limit, int* flag) {
+    BpeMasks m;
+    __m256i a = _mm256_loadu_si256((const __m256i*)p), b = _mm256_loadu_si256((const __m256i*)(p + 32));
+    __m256i la = _mm256_or_si256(a, _mm256_set1_epi8(0x20)), lb = _mm256_or_si256(b, _mm256_set1_epi8(0x20));
+    m.H = bpe_bits256(a, b);                                       /* the top bit */
+    m.L = bpe_bits256(bpe_in_range256(la, 'a', 'z'), bpe_in_range256(lb, 'a', 'z'));
+    m.U = bpe_bits256(bpe_in_range256(a, 'A', 'Z'), bpe_in_range256(b, 'A', 'Z'));
+    m.D = bpe_bits256(bpe_in_range256(a, '0', '9'), bpe_in_range256(b, '0', '9'));
+    m.S = bpe_bits256(bpe_eq256(a, ' '), bpe_eq256(b, ' '));
+    m.T = bpe_bits256(_mm256_or_si256(bpe_eq256(a, '\t'), bpe_in_range256(a, 0x0B, 0x0C)),
+                      _mm256_or_si256(bpe_eq256(b, '\t'), bpe_in_range256(b, 0x0B, 0x0C)));
+    m.N = bpe_bits256(_mm256_or_si256(bpe_eq256(a, '\n'), bpe_eq256(a, '\r')),
+                      _mm256_or_si256(bpe_eq256(b, '\n'), bpe_eq256(b, '\r')));
+    m.A = bpe_bits256(bpe_eq256(a, '\''), bpe_eq256(b, '\''));
+    m.SL = bpe_bits256(bpe_eq256(a, '/'), bpe_eq256(b, '/'));
+    if (m.H) {
+        m.C = bpe_bits256(bpe_in_range256(a, 0x80, 0xBF), bpe_in_range256(b, 0x80, 0xBF));
+        return bpe_window_rules(p, o200k, cls, limit, flag, m, 1);
+    }
+    m.C = 0;
+    return bpe_window_rules(p, o200k, cls, limit, flag, m, 0);
+}
+/* 1: AVX2, where the processor has it; 0: SSE2; -1: not asked yet (SSE2) */
+static int bpe_window_simd = -1;
+static inline int bpe_window_simd_get(void) {
+    if (bpe_window_simd < 0) {
+        __builtin_cpu_init();
+        bpe_window_simd = __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
+    return bpe_window_simd;
+}
+static inline int bpe_window_simd_set(int on) {    /* returns the mode now in use */
+    __builtin_cpu_init();
+    bpe_window_simd = (on && __builtin_cpu_supports("avx2")) ? 1 : 0;
+    return bpe_window_simd;
+}
+#else
+#define BPE_HAVE_AVX2 0
+static inline int bpe_window_simd_get(void) { return 0; }
+static inline int bpe_window_simd_set(int on) { (void)on; return 0; }
+#endif
+
 static inline uint64_t bpe_window_starts(const unsigned char* p, int o200k, const unsigned char* cls,
                                          int* limit, int* flag) {
     BpeMasks m;
+#if BPE_HAVE_AVX2
+    if (bpe_window_simd > 0)
+        return bpe_window_starts_avx2(p, o200k, cls, limit, flag);
+#endif
     bpe_classify(p, &m);
     if (m.H) {
         m.C = bpe_continuations(p);
