@@ -305,6 +305,13 @@ cdef inline bint all_spaces(const uint8_t* p, Py_ssize_t n) noexcept nogil:
 #   around encode_piece. In one process against the build before (medians of 31
 #   alternations, two runs), warm: the Bible +6-10%, code +7%, prose +3-4%; many
 #   scripts +4-5% (21); a fresh encoder +1-6%.
+#   Then the loop that makes each chunk's key (objdump): a 16-byte copy of the chunk
+#   and the two masks went through an SSE register and the stack (a store, then
+#   loads of it back) before the hash, because k0 and k1 sat side by side in
+#   Pending and the compiler joined their masking and their stores. Two 8-byte
+#   loads into registers (front_key), and k0 and k1 apart in Pending: warm, code
+#   +5%, prose +7-9%, the Bible +8% (31 alternations; both vocabularies), many
+#   scripts the same.
 #
 # Many texts on two threads (Tokenizer.encode_batch, the 758 files of the same
 # 10 MB): this loop had let go of the GIL, and still 2 threads gave x0.95-1.10
@@ -355,8 +362,10 @@ cdef enum:
 
 cdef struct Pending:    # a chunk of the current block
     Py_ssize_t start, n
-    uint64_t k0, k1     # its front-cache key (chunks of at most FRONT_KEY bytes)
-    Front* f            # ... and its set, or NULL for a longer chunk
+    uint64_t k0         # its front-cache key (chunks of at most FRONT_KEY bytes) ...
+    Front* f            # ... its set, or NULL for a longer chunk
+    uint64_t k1         # (k0 and k1 apart: side by side, the compiler joined their
+                        # masking into SSE, moved through the stack)
 
 
 cdef int encode_text(const Table* R, Table* C, FrontTable* F, int most_ids, int kind, const uint8_t* s,
