@@ -343,17 +343,6 @@ BPE_ALWAYS_INLINE uint64_t bpe_window_rules(const unsigned char* p, int o200k, c
     return lim ? (st & (~(uint64_t)0 >> (64 - lim))) : 1;
 }
 
-/* The chunk starts in the 64 bytes at p (p[0] starts one), for GPT-4's pattern
- * (o200k = 0) or GPT-4o's (o200k = 1); ``cls`` is the scanners' class table
- * (code point -> F_* bits). Returns the starts as bits; ``*limit`` is the first
- * byte they are not trusted from (64: all are), and ``*flag`` the last byte of
- * the window the scalar scanner has to get past.
- *
- * Characters of two to four bytes: each byte of one takes its class (bpe_spread),
- * so "byte p-1" is the character before p; "the character before that" is the
- * class at the first byte of p-1's character, one byte back, carried over its
- * continuation bytes (pps below). No start falls inside a character: every
- * rule needs the class to change at p, or an ASCII byte at p. */
 /* With AVX2: two 32-byte loads, and per class two compares and two movemasks,
    where SSE2 takes four loads and, per class, four compares, four movemasks and
    the shifts and ORs that join them. This copy is built for AVX2 alone (a target
@@ -418,13 +407,13 @@ static inline int bpe_window_simd_get(void) { return 0; }
 static inline int bpe_window_simd_set(int on) { (void)on; return 0; }
 #endif
 
-static inline uint64_t bpe_window_starts(const unsigned char* p, int o200k, const unsigned char* cls,
-                                         int* limit, int* flag) {
-    BpeMasks m;
-#if BPE_HAVE_AVX2
-    if (bpe_window_simd > 0)
-        return bpe_window_starts_avx2(p, o200k, cls, limit, flag);
+/* bpe_window_starts with SSE2 (or, without it, a byte at a time) */
+#if defined(__GNUC__)
+__attribute__((noinline))
 #endif
+static uint64_t bpe_window_starts_sse2(const unsigned char* p, int o200k, const unsigned char* cls,
+                                       int* limit, int* flag) {
+    BpeMasks m;
     bpe_classify(p, &m);
     if (m.H) {
         m.C = bpe_continuations(p);
@@ -432,6 +421,29 @@ static inline uint64_t bpe_window_starts(const unsigned char* p, int o200k, cons
     }
     m.C = 0;
     return bpe_window_rules(p, o200k, cls, limit, flag, m, 0);
+}
+
+/* The chunk starts in the 64 bytes at p (p[0] starts one), for GPT-4's pattern
+ * (o200k = 0) or GPT-4o's (o200k = 1); ``cls`` is the scanners' class table
+ * (code point -> F_* bits). Returns the starts as bits; ``*limit`` is the first
+ * byte they are not trusted from (64: all are), and ``*flag`` the last byte of
+ * the window the scalar scanner has to get past.
+ *
+ * Characters of two to four bytes: each byte of one takes its class (bpe_spread),
+ * so "byte p-1" is the character before p; "the character before that" is the
+ * class at the first byte of p-1's character, one byte back, carried over its
+ * continuation bytes (pps in bpe_window_rules). No start falls inside a
+ * character: every rule needs the class to change at p, or an ASCII byte at p.
+ *
+ * Which copy classifies (AVX2 or SSE2) is decided here, inlined into the caller's
+ * loop: one call per window either way. */
+BPE_ALWAYS_INLINE uint64_t bpe_window_starts(const unsigned char* p, int o200k, const unsigned char* cls,
+                                             int* limit, int* flag) {
+#if BPE_HAVE_AVX2
+    if (bpe_window_simd > 0)
+        return bpe_window_starts_avx2(p, o200k, cls, limit, flag);
+#endif
+    return bpe_window_starts_sse2(p, o200k, cls, limit, flag);
 }
 
 #endif
