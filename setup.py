@@ -12,14 +12,14 @@ extensions = [
     Extension(
         "bpe_lesson._incremental",
         ["src/bpe_lesson/_incremental.pyx"],
-        depends=[PXI.format(name) for name in ("hashtable", "scanners", "window_cut", "chunk_counter", "replay")] + ["src/bpe_lesson/_window.h", "src/bpe_lesson/_utf8.h"],
+        depends=[PXI.format(name) for name in ("hashtable", "scanners", "window_cut", "chunk_counter", "replay")] + ["src/bpe_lesson/_window.h", "src/bpe_lesson/_utf8.h", "src/bpe_lesson/_simd.h"],
         language="c++",
         extra_compile_args=["-O3", "-std=c++17"],
     ),
     Extension(
         "bpe_lesson._encoder",
         ["src/bpe_lesson/_encoder.pyx"],
-        depends=[PXI.format(name) for name in ("hashtable", "front_cache", "scanners", "window_cut", "rank_merge", "encode_text")] + ["src/bpe_lesson/_window.h", "src/bpe_lesson/_utf8.h"],
+        depends=[PXI.format(name) for name in ("hashtable", "front_cache", "scanners", "window_cut", "rank_merge", "encode_text")] + ["src/bpe_lesson/_window.h", "src/bpe_lesson/_utf8.h", "src/bpe_lesson/_simd.h"],
         language="c++",
         extra_compile_args=["-O3", "-std=c++17"],
     ),

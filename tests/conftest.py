@@ -2,8 +2,9 @@
 
 ``backend`` parametrizes a test over "python" and "cython" (the Cython one is
 skipped only when BPE_LESSON_PUREPYTHON=1 forces the pure-Python backend; a
-missing build is a failure, see test_backend.py). ``stdlib_docs`` and
-``prose_docs`` are real text every machine with Python has.
+missing build is a failure, see test_backend.py). ``simd`` runs a test with the
+compiled scanners' SSE2 copies and with their AVX2 ones (_simd.h).
+``stdlib_docs`` and ``prose_docs`` are real text every machine with Python has.
 """
 
 import glob
@@ -19,6 +20,24 @@ BACKENDS = ["python", "cython"]
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: larger inputs; skipped in the second, pure-Python run of the suite")
     config.addinivalue_line("markers", "exhaustive: with -m exhaustive, the sweeps too long for make test run in full")
+
+
+@pytest.fixture(params=[0, 1], ids=["sse2", "avx2"])
+def simd(request):
+    """The compiled scanners' vector copies (_simd.h): SSE2, and AVX2 where this
+    processor has it (its default there), set in both extensions for the test."""
+    if bpe_lesson.BACKEND == "python":
+        pytest.skip("BPE_LESSON_PUREPYTHON=1: the compiled extensions are not in use")
+    from bpe_lesson import _encoder, _incremental
+    modules = (_encoder, _incremental)
+    before = [m._simd() for m in modules]
+    try:
+        if [m._simd(request.param) for m in modules] != [request.param] * 2:
+            pytest.skip("this processor has no AVX2")
+        yield request.param
+    finally:
+        for m, mode in zip(modules, before):
+            m._simd(mode)
 
 
 @pytest.fixture(params=BACKENDS, scope="session")

@@ -255,25 +255,8 @@ def test_the_window_scanner_is_in_use(module):
     assert module._window_in_use()   # so that the tests below exercise it
 
 
-@pytest.fixture(params=[0, 1], ids=["sse2", "avx2"])
-def window_simd(request):
-    """The window scanner's classifier: SSE2, and AVX2 where this processor has it
-    (its default there); the tests below run with each, in both extensions."""
-    if _encoder is None:
-        pytest.skip("the compiled extensions are not built")
-    before = [m._window_simd() for m in (_encoder, _incremental)]
-    got = [m._window_simd(request.param) for m in (_encoder, _incremental)]
-    try:
-        if got != [request.param] * 2:
-            pytest.skip("this processor has no AVX2")
-        yield request.param
-    finally:
-        for m, mode in zip((_encoder, _incremental), before):
-            m._window_simd(mode)
-
-
 @needs_cython
-def test_window_scanner_equals_regex_on_random_text(window_simd):
+def test_window_scanner_equals_regex_on_random_text(simd):
     rng = random.Random(7)
     for _ in range(1500):
         pieces = rng.choice([WINDOW_PIECES, WINDOW_PIECES[:29], ["a", "A", " ", "\n", "'", "s", "/", "(", "1"]])
@@ -290,7 +273,7 @@ AT_EVERY_OFFSET = ["don't", "x'S", "('s", " 'll", "'ve", "  \n", "\n \t\n", " \t
 
 @needs_cython
 @pytest.mark.parametrize("piece", AT_EVERY_OFFSET)
-def test_window_scanner_equals_regex_at_every_offset(piece, window_simd):
+def test_window_scanner_equals_regex_at_every_offset(piece, simd):
     for offset in range(0, 72):
         for pad in ("ab " * 30, "x" * 90, " " * 90, "1" * 90, "(" * 90):
             text = pad[:offset] + piece + pad[:70]
@@ -321,7 +304,7 @@ def _same_as_regex(text):
 
 
 @needs_cython
-def test_window_scanner_equals_regex_on_text_in_many_scripts(window_simd):
+def test_window_scanner_equals_regex_on_text_in_many_scripts(simd):
     rng = random.Random(11)
     for _ in range(1500):
         pieces = rng.choice([WIDE_PIECES, WIDE_PIECES[:20] + [" ", ".", "A", "a"], WIDE_PIECES + WINDOW_PIECES])
@@ -339,7 +322,7 @@ WIDE_AT_EVERY_OFFSET = ["слово", "Слово", "x«y", "«y", " «y", ".中
 
 @needs_cython
 @pytest.mark.parametrize("piece", WIDE_AT_EVERY_OFFSET)
-def test_window_scanner_equals_regex_on_wide_characters_at_every_offset(piece, window_simd):
+def test_window_scanner_equals_regex_on_wide_characters_at_every_offset(piece, simd):
     for offset in range(0, 72):
         for pad in ("ab " * 30, "x" * 90, "((" * 45, "ж" * 45, "中" * 30):
             _same_as_regex(pad[:offset] + piece + pad[:70])

@@ -28,6 +28,8 @@ The file is split by concern (msgpack's way: ``include`` of ``.pxi`` files):
   _window_cut.pxi  cutting a block of chunks: 64 ASCII bytes at a time by bit masks
                    (_window.h, in C), the scanners elsewhere (also in _incremental)
   _utf8.h          reading one UTF-8 character, shared by _scanners.pxi and _window.h
+  _simd.h          AVX2 where the processor has it, else SSE2: which copy of the vector
+                   loops runs (the window scanner; the special-token search, below)
   _rank_merge.pxi  the rank merge of one chunk (``ranks.byte_pair_merge``)
   _encode_text.pxi the loop that encodes a text, and why it is fast
   this file        the public API (``Encoder``, ``bpe_encode_chunk``, ``split_chunks``)
@@ -54,12 +56,13 @@ cdef extern from *:
     #if defined(__SSE2__)
     #include <emmintrin.h>
     #endif
-    /* Where p[0:m] (m >= 2) first occurs in s[0:n], or NULL: 16 places a step
-       where both p[0] and p[1] match (two compares and one movemask), then memcmp.
-       glibc's memmem took 12% of encoding 10 MB of code for "<|" (1.2 GB/s). */
-    static const char* bpe_find(const char* s, size_t n, const char* p, size_t m) {
-        size_t i = 0, k;
-        if (n < m) return NULL;
+    #include "_simd.h"
+    /* Where p[0:m] (m >= 2) first occurs in s[0:n] from byte i on, or NULL: 16
+       places a step where both p[0] and p[1] match (two compares and one
+       movemask), then memcmp. glibc's memmem took 12% of encoding 10 MB of code
+       for "<|" (1.2 GB/s). */
+    static const char* bpe_find_from(const char* s, size_t n, const char* p, size_t m, size_t i) {
+        size_t k;
     #if defined(__SSE2__)
         const __m128i a = _mm_set1_epi8(p[0]), b = _mm_set1_epi8(p[1]);
         for (; i + 17 <= n; i += 16) {
@@ -76,6 +79,32 @@ cdef extern from *:
         for (; i + m <= n; i++)
             if (s[i] == p[0] && memcmp(s + i, p, m) == 0) return s + i;
         return NULL;
+    }
+    #if BPE_HAVE_AVX2
+    /* The same, 32 places a step (_simd.h): a text with no special token is read
+       at twice the bytes per step (every encode() looks for them first). */
+    BPE_T256 static const char* bpe_find_avx2(const char* s, size_t n, const char* p, size_t m) {
+        size_t i = 0, k;
+        const __m256i a = _mm256_set1_epi8(p[0]), b = _mm256_set1_epi8(p[1]);
+        for (; i + 33 <= n; i += 32) {
+            unsigned mask = (unsigned)_mm256_movemask_epi8(_mm256_and_si256(
+                _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i*)(s + i)), a),
+                _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i*)(s + i + 1)), b)));
+            while (mask) {
+                k = i + (size_t)__builtin_ctz(mask);
+                if (k + m <= n && memcmp(s + k, p, m) == 0) return s + k;
+                mask &= mask - 1;
+            }
+        }
+        return bpe_find_from(s, n, p, m, i);
+    }
+    #endif
+    static const char* bpe_find(const char* s, size_t n, const char* p, size_t m) {
+        if (n < m) return NULL;
+    #if BPE_HAVE_AVX2
+        if (bpe_simd_get() > 0) return bpe_find_avx2(s, n, p, m);
+    #endif
+        return bpe_find_from(s, n, p, m, 0);
     }
     """
     const char* find_bytes "bpe_find"(const char* s, size_t n, const char* p, size_t m) noexcept nogil

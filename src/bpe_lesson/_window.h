@@ -67,6 +67,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "_utf8.h"
+#include "_simd.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -346,16 +347,13 @@ BPE_ALWAYS_INLINE uint64_t bpe_window_rules(const unsigned char* p, int o200k, c
 /* With AVX2: two 32-byte loads, and per class two compares and two movemasks,
    where SSE2 takes four loads and, per class, four compares, four movemasks and
    the shifts and ORs that join them. This copy is built for AVX2 alone (a target
-   attribute) and used only where the processor has it (bpe_window_simd, asked
-   once); its masks are bpe_classify's, so the chunks are the same. In one process,
-   warm, blocks of passes alternated 21 times: 3-8% faster on prose, the Bible and
-   text in many scripts, code 0-3%. AVX-512, one load and one compare giving each
-   64-bit mask, was no faster than AVX2 here, and on older Xeons its 512-bit
-   instructions lower the core's clock. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_AVX2)
-#include <immintrin.h>
-#define BPE_HAVE_AVX2 1
-#define BPE_T256 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt")))
+   attribute) and used only where the processor has it (_simd.h); its masks are
+   bpe_classify's, so the chunks are the same. In one process, warm, blocks of
+   passes alternated 21 times: 3-8% faster on prose, the Bible and text in many
+   scripts, code 0-3%. AVX-512, one load and one compare giving each 64-bit mask,
+   was no faster than AVX2 here, and on older Xeons its 512-bit instructions
+   lower the core's clock. */
+#if BPE_HAVE_AVX2
 BPE_T256 static inline uint64_t bpe_bits256(__m256i lo, __m256i hi) {
     return (uint64_t)(uint32_t)_mm256_movemask_epi8(lo) | ((uint64_t)(uint32_t)_mm256_movemask_epi8(hi) << 32);
 }
@@ -387,24 +385,6 @@ BPE_T256 static uint64_t bpe_window_starts_avx2(const unsigned char* p, int o200
     m.C = 0;
     return bpe_window_rules(p, o200k, cls, limit, flag, m, 0);
 }
-/* 1: AVX2, where the processor has it; 0: SSE2; -1: not asked yet (SSE2) */
-static int bpe_window_simd = -1;
-static inline int bpe_window_simd_get(void) {
-    if (bpe_window_simd < 0) {
-        __builtin_cpu_init();
-        bpe_window_simd = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return bpe_window_simd;
-}
-static inline int bpe_window_simd_set(int on) {    /* returns the mode now in use */
-    __builtin_cpu_init();
-    bpe_window_simd = (on && __builtin_cpu_supports("avx2")) ? 1 : 0;
-    return bpe_window_simd;
-}
-#else
-#define BPE_HAVE_AVX2 0
-static inline int bpe_window_simd_get(void) { return 0; }
-static inline int bpe_window_simd_set(int on) { (void)on; return 0; }
 #endif
 
 /* bpe_window_starts with SSE2 (or, without it, a byte at a time) */
@@ -440,7 +420,7 @@ static uint64_t bpe_window_starts_sse2(const unsigned char* p, int o200k, const 
 BPE_ALWAYS_INLINE uint64_t bpe_window_starts(const unsigned char* p, int o200k, const unsigned char* cls,
                                              int* limit, int* flag) {
 #if BPE_HAVE_AVX2
-    if (bpe_window_simd > 0)
+    if (bpe_simd > 0)
         return bpe_window_starts_avx2(p, o200k, cls, limit, flag);
 #endif
     return bpe_window_starts_sse2(p, o200k, cls, limit, flag);

@@ -26,8 +26,10 @@ cdef extern from "_window.h":
     enum:
         BPE_F_L, BPE_F_N, BPE_F_S, BPE_F_U, BPE_F_W
     int ctz64 "bpe_ctz"(uint64_t x) noexcept nogil
-    int window_simd_get "bpe_window_simd_get"() noexcept nogil
-    int window_simd_set "bpe_window_simd_set"(int on) noexcept nogil
+
+cdef extern from "_simd.h":
+    int simd_get "bpe_simd_get"() noexcept nogil
+    int simd_set "bpe_simd_set"(int on) noexcept nogil
 
 cdef enum:
     WINDOW = 64         # bytes per window
@@ -58,7 +60,7 @@ cdef _check_window(const uint8_t* classes):
         if classes[c] != want:
             WINDOW_OK = False
             return
-    window_simd_get()   # settles AVX2 or SSE2 before any thread cuts a window
+    simd_get()      # settles AVX2 or SSE2 (_simd.h) before any thread cuts a window
     WINDOW_OK = True
 
 
@@ -112,10 +114,11 @@ def _window_in_use():
     return WINDOW_OK   # a bint: True or False
 
 
-def _window_simd(mode=None):
-    """How the window scanner classifies its 64 bytes: 1 with AVX2 (only where the
-    processor has it; the default there), 0 with SSE2. ``mode`` sets it first, for
-    tests and benchmarks: both give the same chunks. Returns the mode in use."""
+def _simd(mode=None):
+    """Which copies the scanners use (_simd.h): 1 the AVX2 ones (only where the
+    processor has AVX2; the default there), 0 the SSE2 ones. ``mode`` sets it
+    first, for tests and benchmarks: both give the same results. Returns the mode
+    in use."""
     if mode is not None:
-        window_simd_set(<int>mode)
-    return window_simd_get()
+        simd_set(<int>mode)
+    return simd_get()
