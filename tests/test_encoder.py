@@ -316,7 +316,8 @@ def test_a_growing_front_cache_keeps_every_chunks_ids(cl100k, cl100k_tiktoken, b
 @needs_cython
 def test_a_long_text_makes_the_chunk_caches_room_at_once(cl100k, cl100k_tiktoken):
     """Before a long text, the chunk cache is given room for one chunk per 256 bytes
-    of it (table_reserve), not grown by doubling as it fills; past that room it still
+    of it and one per 16 bytes outside ASCII (table_reserve, cache_need), not grown
+    by doubling as it fills; past that room it still
     doubles, and at its limit it starts over (and the room is capped by that limit).
     tiktoken's ids throughout."""
     enc = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
@@ -328,6 +329,19 @@ def test_a_long_text_makes_the_chunk_caches_room_at_once(cl100k, cl100k_tiktoken
     assert enc.encode_ordinary(words) == cl100k_tiktoken.encode_ordinary(words)
     slots, used = enc._cache_size()
     assert used > len(words.encode()) >> 8 and slots >= 2 * used > 8192
+    # text outside ASCII leaves far more chunks to merge: room for one more per 16
+    # such bytes (counted at every 64th byte), made at once; 20,000 distinct words,
+    # three times over, would have doubled the slots only to 65,536
+    rng = random.Random(5)
+    cyrillic = " ".join(["".join(chr(0x430 + rng.randrange(32)) for _ in range(rng.randint(3, 7)))
+                         for _ in range(20_000)] * 3)
+    data = cyrillic.encode()
+    fresh = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+    assert fresh.encode_to_numpy(cyrillic).tolist() == cl100k_tiktoken.encode_ordinary(cyrillic)
+    need = (len(data) >> 8) + (sum(b >= 0x80 for b in data[::64]) * 64 >> 4)
+    slots, used = fresh._cache_size()
+    assert len(data) >> 8 < used <= 20_001 and 2 * used <= 65_536
+    assert slots == 1 << (2 * need - 1).bit_length() == 131_072
     old = _encoder._set_cache_limits(1000, 1 << 26)
     try:
         capped = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
