@@ -521,9 +521,9 @@ cdef class Encoder:
         beginning with ``prefix``, of 2 bytes or more) is in ``text``: (character
         offset, token), or None. The same answer as ``special_regex(...).search``.
 
-        It searches the text's UTF-8 for the prefix (``bpe_find``, 16 bytes a step;
-        the text's UTF-8 is the one encoding reads next) and tries the tokens where
-        it occurs. subtle: raises UnicodeEncodeError on a lone surrogate.
+        It searches the text's UTF-8 for the prefix (``bpe_find``, 16 bytes a step,
+        or 32 with AVX2; the text's UTF-8 is the one encoding reads next) and tries
+        the tokens where it occurs. subtle: raises UnicodeEncodeError on a lone surrogate.
 
         >>> Encoder({bytes([i]): i for i in range(256)}).find_special("a<|b<|end|>", ("<|end|>",), "<|")
         (4, '<|end|>')
