@@ -148,12 +148,16 @@ def test_a_special_token_is_found_at_every_offset(backend, simd):
     # either side of every step
     tokens = ["<|a|>", "<|ab|>"]
     tok = Tokenizer([], special_tokens={"<|a|>": 256, "<|ab|>": 257}, backend=backend)
+    one = Tokenizer([], special_tokens={"<|a|>": 256}, backend=backend)   # searched for whole
     for pad in ("x", "<", "|", "<|", "é", "<|a"):
         for k in range(72):
             text = (pad * k)[:k] + "<|ab|>" + pad + "<|a|>"
             at, token = first_special_by_hand(text, tokens)
             with pytest.raises(ValueError, match=f"special token {re.escape(repr(token))} at character {at},"):
                 tok.encode(text)
+            # the only token, at the text's very end
+            with pytest.raises(ValueError, match=f"special token '<\\|a\\|>' at character {k},"):
+                one.encode((pad * k)[:k].replace("<", "x") + "<|a|>")
 
 
 def test_allowed_special_token_becomes_its_id(trained, backend):
