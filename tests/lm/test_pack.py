@@ -106,11 +106,38 @@ def test_pack_reads_back_as_the_encoded_documents_each_followed_by_one_eos(tmp_p
     assert verify(out, tok_path) == []
 
 
-def test_pack_with_worker_processes_writes_the_same_bytes(tmp_path, tok_path, prose_docs):
-    src = write_jsonl(tmp_path / "p.jsonl", prose_docs)
-    m1 = pack([src], tok_path, str(tmp_path / "one"), shard_tokens=30_000, processes=1, progress=False)
-    m2 = pack([src], tok_path, str(tmp_path / "two"), shard_tokens=30_000, processes=2, progress=False)
-    assert m1["shards"] == m2["shards"] and m1["shard_count"] > 1
+@pytest.mark.parametrize("workers", ["threads", "processes"])
+def test_pack_on_two_workers_writes_every_document_in_order(tmp_path, tok_path, prose_docs, monkeypatch, workers):
+    # the compiled encoder packs on threads of this process; the Python backend on worker
+    # processes. Batches of a few KB put many in flight at once, finished out of order
+    import threading
+
+    import bpe_lesson.lm.pack as packing
+    from bpe_lesson.tiktoken_io import to_tiktoken
+
+    monkeypatch.setattr(packing, "_BATCH_CHARS", 3_000)
+    monkeypatch.setattr(packing, "_THREAD_BATCH_CHARS", 3_000)
+    ran_on = []
+    if workers == "processes":
+        monkeypatch.setattr(Tokenizer, "_fast_encoder", lambda self: None)  # as the Python backend
+    elif bpe_lesson.BACKEND == "python":
+        pytest.skip("BPE_LESSON_PUREPYTHON=1: no compiled encoder, so no threads")
+    else:
+        real = packing._encode_batch
+        monkeypatch.setattr(packing, "_encode_batch",
+                            lambda texts: ran_on.append(threading.current_thread().name) or real(texts))
+    src = write_jsonl(tmp_path / "p.jsonl", prose_docs + [""] + prose_docs[:5])
+    m = pack([src], tok_path, str(tmp_path / "two"), shard_tokens=30_000, processes=2, progress=False)
+
+    tok = bpe_lesson.load(tok_path)
+    enc, eos = to_tiktoken(tok), tok.special_tokens[EOS]  # tiktoken: an independent encoder
+    ids, parts = read_all(str(tmp_path / "two"))
+    docs = prose_docs + prose_docs[:5]
+    assert ids.tolist() == [i for d in docs for i in enc.encode_ordinary(d) + [eos]]
+    assert m["documents"] == len(docs) and m["empty_documents_skipped"] == 1 and len(parts) > 1
+    assert all(p[-1] == eos for p in parts) and verify(str(tmp_path / "two"), tok_path) == []
+    if workers == "threads":
+        assert len(ran_on) > 10 and all(name.startswith("pack") for name in ran_on)
 
 
 @pytest.mark.parametrize("eos_id, dtype", [(65_535, "uint16"), (65_536, "uint32")])

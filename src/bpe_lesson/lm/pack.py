@@ -5,7 +5,8 @@ The steps of ``pack``:
      per parquet row), skipping empty ones;
   2. encode each with ``encode_ordinary`` (so the *text* "<|endoftext|>" inside a
      document stays plain text and can never pose as a document boundary) and
-     append the EOS id; worker processes do this when the input is large;
+     append the EOS id; workers do this when the input is large (threads with
+     the compiled encoder, which lets go of the GIL; processes with the Python one);
   3. append whole documents to the current shard until the next one would not
      fit, then close it: ``shard_00000.bin``, ``shard_00001.bin``, ... are
      headerless little-endian arrays of uint16 ids (every id below 65,536) or
@@ -42,6 +43,8 @@ import re
 import shutil
 import sys
 from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from multiprocessing.pool import AsyncResult
 
 import numpy as np
 
@@ -53,7 +56,12 @@ from .shards import (DEFAULT_EOS, FORMAT, MANIFEST, STATE, VERSION, dtype_for, e
                      sha256_file, shard_name, special_id, tokenizer_fingerprint)
 
 DEFAULT_SHARD_TOKENS = 50_000_000
-_BATCH_CHARS = 256_000  # text per task sent to a worker
+_BATCH_CHARS = 256_000  # text per task sent to a worker process
+# text per task for a worker thread: its start and end need the GIL, which the thread
+# that parses the JSON holds; fewer, larger tasks wait for it less. 2 threads against 1,
+# 50 MB of code (8 alternations): 1.16x with 1 MB, 1.22x with 2 MB, 1.39-1.51x with 4 MB,
+# 1.38x with 8 MB; with 256 KB the threads waited a third of their time
+_THREAD_BATCH_CHARS = 4_000_000
 
 
 # ---- reading documents --------------------------------------------------------
@@ -165,31 +173,54 @@ def _encode_batch(texts):
     return np.array(lengths, dtype=np.int64), flat
 
 
+def _on_threads(tokenizer, processes: int) -> bool:
+    """Whether ``processes`` workers are threads of this process (see ``_encoded``)."""
+    return processes > 1 and tokenizer._fast_encoder() is not None
+
+
 def _encoded(batches, tokenizer, tokenizer_path, eos_id, dtype, processes):
-    """Yield ``(batch, (lengths, flat))`` in input order, with at most 2 x processes tasks in flight."""
+    """Yield ``(batch, (lengths, flat))`` in input order, with at most 2 x processes tasks in flight.
+
+    ``processes`` workers encode while this thread reads, parses and writes. With the
+    compiled encoder they are threads of this process: its batch call lets go of the
+    GIL, so nothing is copied between processes. With the Python backend, which holds
+    the GIL, they are worker processes.
+    """
     if processes <= 1:
         _init_worker(tokenizer, eos_id, dtype)
         for batch in batches:
             yield batch, _encode_batch([t for _, _, t in batch])
         return
-    # fork (Linux): workers inherit the tokenizer, nothing is pickled, and they start in
-    # milliseconds, in a notebook too; elsewhere (spawn) each worker loads the file
-    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-    init = (tokenizer if method == "fork" else tokenizer_path, eos_id, dtype)
-    with mp.get_context(method).Pool(processes, initializer=_init_worker, initargs=init) as pool:
-        pending = deque()  # (batch, AsyncResult), oldest first
+    if _on_threads(tokenizer, processes):
+        # why not processes: a fork pool pickled every batch's text out and its ids back, and
+        # 2 processes packed 50 MB of code at 0.76x the speed of 1 (benchmarks/pack_speed.py)
+        _init_worker(tokenizer, eos_id, dtype)
+        pool = ThreadPoolExecutor(processes, thread_name_prefix="pack")
+        submit = lambda texts: pool.submit(_encode_batch, texts)
+        result = Future.result
+    else:
+        # fork (Linux): workers inherit the tokenizer, nothing is pickled, and they start in
+        # milliseconds, in a notebook too; elsewhere (spawn) each worker loads the file
+        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+        init = (tokenizer if method == "fork" else tokenizer_path, eos_id, dtype)
+        pool = mp.get_context(method).Pool(processes, initializer=_init_worker, initargs=init)
+        submit = lambda texts: pool.apply_async(_encode_batch, (texts,))
+        result = AsyncResult.get
+    with pool:
+        pending = deque()  # (batch, its task), oldest first
         for batch in batches:
-            pending.append((batch, pool.apply_async(_encode_batch, ([t for _, _, t in batch],))))
+            pending.append((batch, submit([t for _, _, t in batch])))
             if len(pending) >= 2 * processes:
                 b, r = pending.popleft()
-                yield b, r.get()
+                yield b, result(r)
         while pending:
             b, r = pending.popleft()
-            yield b, r.get()
+            yield b, result(r)
 
 
-def _batches(docs, start: int, seen: list):
-    """Group ``(index, label, text)`` of the non-empty documents from index ``start`` on.
+def _batches(docs, start: int, seen: list, chars: int):
+    """Group ``(index, label, text)`` of the non-empty documents from index ``start`` on,
+    about ``chars`` characters a group.
 
     ``seen[0]`` ends as the number of documents read, empty ones included.
     """
@@ -200,7 +231,7 @@ def _batches(docs, start: int, seen: list):
             continue
         batch.append((index, label, text))
         size += len(text)
-        if size >= _BATCH_CHARS:
+        if size >= chars:
             yield batch
             batch, size = [], 0
     if batch:
@@ -305,8 +336,9 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     """Encode the documents of ``sources`` into shards in ``out_dir``; return the manifest.
 
     ``tokenizer``: the path of a JSON or ``.tiktoken`` tokenizer file (its sha256
-    goes into the manifest). ``processes=None``: all cores when the input is
-    large, one otherwise. A run over a folder that holds ``pack_state.json`` with
+    goes into the manifest). ``processes``: how many workers encode (threads of
+    this process with the compiled encoder, worker processes with the Python
+    backend); ``None``: all cores when the input is large, one otherwise. A run over a folder that holds ``pack_state.json`` with
     the same settings resumes where that run stopped. ``engine="dask"``: the
     workers of a Dask cluster encode and write the shards (``dask_pack.py``), on
     ``scheduler`` or on a LocalCluster of ``processes`` workers; same bytes.
@@ -410,7 +442,7 @@ def _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id,
 
 def _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir, state, state_path,
                 processes, progress, tqdm):
-    """Encode and write the shards here (this process and its pool); return (documents, empty ones)."""
+    """Encode and write the shards here (this process and its workers); return (documents, empty ones)."""
     shards = state["shards"]  # list of shard records, in order
     for parts in glob.glob(os.path.join(out_dir, ".parts-*")):
         shutil.rmtree(parts)  # ids a killed Dask run encoded (dask_pack.py): not used here
@@ -425,7 +457,8 @@ def _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, o
         _write_json(state_path, state)  # after the rename: a shard on disk is only "done" once recorded
 
     seen = [0]  # documents read so far, empty ones included
-    docs = _batches(iter_documents(paths, text_field), done[0], seen)
+    chars = _THREAD_BATCH_CHARS if _on_threads(tok, processes) else _BATCH_CHARS
+    docs = _batches(iter_documents(paths, text_field), done[0], seen, chars)
     with tqdm(desc="pack", unit="doc", delay=2.0, disable=not progress) as bar:
         for batch, (lengths, flat) in _encoded(docs, tok, tok_path, eos_id, dtype, processes):
             offset = 0
@@ -480,9 +513,10 @@ def add_pack_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eos", default=DEFAULT_EOS, help=f"special token appended after every document (default {DEFAULT_EOS})")
     p.add_argument("--pad", default=None, help="special token recorded as pad_token_id (default: none)")
     p.add_argument("--text-field", default="text", help="the text field of .jsonl lines / parquet rows (default: text)")
-    p.add_argument("--processes", type=int, default=None, help="worker processes (default: all cores for large inputs)")
+    p.add_argument("--processes", type=int, default=None, help="workers that encode: threads with the compiled encoder, "
+                        "processes with the Python one (default: all cores for large inputs)")
     p.add_argument("--engine", choices=("local", "dask"), default="local",
-                   help="local: processes here (default); dask: the workers of a Dask cluster")
+                   help="local: workers here (default); dask: the workers of a Dask cluster")
     p.add_argument("--scheduler", default=None, metavar="ADDR",
                    help="with --engine dask: a running cluster, e.g. tcp://10.0.0.5:8786 "
                         "(default: a LocalCluster of --processes workers)")
