@@ -125,7 +125,7 @@ def test_pack_on_two_workers_writes_every_document_in_order(tmp_path, tok_path, 
     else:
         real = packing._encode_batch
         monkeypatch.setattr(packing, "_encode_batch",
-                            lambda texts: ran_on.append(threading.current_thread().name) or real(texts))
+                            lambda *task: ran_on.append(threading.current_thread().name) or real(*task))
     src = write_jsonl(tmp_path / "p.jsonl", prose_docs + [""] + prose_docs[:5])
     m = pack([src], tok_path, str(tmp_path / "two"), shard_tokens=30_000, processes=2, progress=False)
 
@@ -138,6 +138,29 @@ def test_pack_on_two_workers_writes_every_document_in_order(tmp_path, tok_path, 
     assert all(p[-1] == eos for p in parts) and verify(str(tmp_path / "two"), tok_path) == []
     if workers == "threads":
         assert len(ran_on) > 10 and all(name.startswith("pack") for name in ran_on)
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_two_packs_at_once_each_encode_with_their_own_tokenizer(tok_path, other_tok_path, prose_docs, processes):
+    # two packs in one process (say, two threads of a notebook) take batches in turn:
+    # neither may encode with the other's tokenizer (a module-wide one did, from its 2nd batch)
+    import bpe_lesson.lm.pack as packing
+    from bpe_lesson.tiktoken_io import to_tiktoken
+
+    toks = [bpe_lesson.load(p) for p in (tok_path, other_tok_path)]
+    docs = prose_docs[:6]
+    runs = [packing._encoded(iter([[(k, "", d)] for k, d in enumerate(docs)]), tok, path,
+                             tok.special_tokens[EOS], "uint16", processes)
+            for tok, path in zip(toks, (tok_path, other_tok_path))]
+    got = [[], []]
+    for _ in docs:  # a batch of each in turn
+        for run, ids in zip(runs, got):
+            ids.append(next(run)[1][1].tolist())
+    for run in runs:
+        run.close()  # (its workers stop)
+    for tok, ids in zip(toks, got):
+        enc, eos = to_tiktoken(tok), tok.special_tokens[EOS]
+        assert ids == [enc.encode_ordinary(d) + [eos] for d in docs]
 
 
 @pytest.mark.parametrize("eos_id, dtype", [(65_535, "uint16"), (65_536, "uint32")])

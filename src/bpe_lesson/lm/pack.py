@@ -148,7 +148,7 @@ def iter_documents(paths, text_field: str = "text"):
 
 
 # ---- encoding, in this process or in a pool ------------------------------------
-_worker = {}  # the tokenizer, EOS id and dtype of this (worker) process
+_worker = {}  # the tokenizer, EOS id and dtype of this worker process (_init_worker)
 
 
 def _init_worker(tokenizer, eos_id, dtype):
@@ -157,11 +157,17 @@ def _init_worker(tokenizer, eos_id, dtype):
     _worker.update(tokenizer=tokenizer, eos_id=eos_id, dtype=dtype)
 
 
-def _encode_batch(texts):
-    """Encode documents; return (lengths with the EOS, all ids with an EOS after each)."""
-    tok, eos = _worker["tokenizer"], _worker["eos_id"]
+def _encode_batch(texts, tok=None, eos=None, dtype=None):
+    """Encode documents; return (lengths with the EOS, all ids with an EOS after each).
+
+    In a worker process, ``tok``, ``eos`` and ``dtype`` are what ``_init_worker`` kept;
+    in this process they are passed (a module-wide copy would be shared by two packs
+    running at once on threads of one process).
+    """
+    if tok is None:
+        tok, eos, dtype = _worker["tokenizer"], _worker["eos_id"], _worker["dtype"]
     # subtle: "<" pins little-endian, whatever the machine; numpy raises on an id too big for the dtype
-    dtype = np.dtype(_worker["dtype"]).newbyteorder("<")
+    dtype = np.dtype(dtype).newbyteorder("<")
     end = np.array([eos], dtype=dtype)
     parts, lengths = [], []  # arrays of ids, an EOS after each; int per document
     # encode_ordinary's ids (special tokens' text is plain text), an array per document (no
@@ -187,16 +193,14 @@ def _encoded(batches, tokenizer, tokenizer_path, eos_id, dtype, processes):
     the GIL, they are worker processes.
     """
     if processes <= 1:
-        _init_worker(tokenizer, eos_id, dtype)
         for batch in batches:
-            yield batch, _encode_batch([t for _, _, t in batch])
+            yield batch, _encode_batch([t for _, _, t in batch], tokenizer, eos_id, dtype)
         return
     if _on_threads(tokenizer, processes):
         # why not processes: a fork pool pickled every batch's text out and its ids back, and
         # 2 processes packed 50 MB of code at 0.76x the speed of 1 (benchmarks/pack_speed.py)
-        _init_worker(tokenizer, eos_id, dtype)
         pool = ThreadPoolExecutor(processes, thread_name_prefix="pack")
-        submit = lambda texts: pool.submit(_encode_batch, texts)
+        submit = lambda texts: pool.submit(_encode_batch, texts, tokenizer, eos_id, dtype)
         result = Future.result
     else:
         # fork (Linux): workers inherit the tokenizer, nothing is pickled, and they start in
@@ -338,10 +342,11 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     ``tokenizer``: the path of a JSON or ``.tiktoken`` tokenizer file (its sha256
     goes into the manifest). ``processes``: how many workers encode (threads of
     this process with the compiled encoder, worker processes with the Python
-    backend); ``None``: all cores when the input is large, one otherwise. A run over a folder that holds ``pack_state.json`` with
-    the same settings resumes where that run stopped. ``engine="dask"``: the
-    workers of a Dask cluster encode and write the shards (``dask_pack.py``), on
-    ``scheduler`` or on a LocalCluster of ``processes`` workers; same bytes.
+    backend); ``None``: all cores when the input is large, one otherwise. A run
+    over a folder that holds ``pack_state.json`` with the same settings resumes
+    where that run stopped. ``engine="dask"``: the workers of a Dask cluster
+    encode and write the shards (``dask_pack.py``), on ``scheduler`` or on a
+    LocalCluster of ``processes`` workers; same bytes.
     """
     if engine not in ("local", "dask"):
         raise ValueError(f"engine {engine!r} should be local (processes here) or dask (a Dask cluster)")
