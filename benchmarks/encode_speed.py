@@ -52,11 +52,12 @@ Then the batch: the code text's documents, ``encode_batch`` (lists) and
 (tiktoken ``encode_ordinary_batch(num_threads=)``, gigatoken
 ``encode_batch_list(parallel=)`` and ``encode_batch(parallel=)``, which gives one
 awkward array), not pinned, ids checked per document, after
-one warm pass with each thread count; the best of 15 runs of each (tiktoken's: 5),
-and the median of the ratios of runs made one after the other. Last, what the
-machine gives two threads at that time, whatever the code: sha256 of 40 MB in
-one piece and in two halves on two threads (hashlib lets go of the GIL), timed
-the same way; two threads of a tokenizer can hardly scale better than that.
+one warm pass with each thread count. Last, what the machine gives two threads,
+whatever the code: sha256 of 40 MB in one piece and in two halves on two threads
+(hashlib lets go of the GIL). In 15 rounds, each engine and the machine in turn
+time 1 and 2 threads one after the other (tiktoken, ~2 s a run, in 5 of them):
+the best of each, and the median of the ratios of those pairs, taken at the same
+times for every row.
 
 What this script does not do: compare with Hugging Face tokenizers (2-3 MB/s
 here; it would add minutes), or drop the page cache between runs.
@@ -234,18 +235,24 @@ def child_batch(vocab, quick) -> dict:
             got = run(k)
             if name != "machine" and (got.to_list() if hasattr(got, "to_list") else [list(x) for x in got]) != want:
                 raise SystemExit(f"{name} encode_batch with {k} threads: ids differ from tiktoken's")
-        pairs = []
-        # the two thread counts in turn, 5 times (tiktoken, ~2 s a run) or 15: the best of
-        # each, and the median of the ratios
-        for _ in range(5 if name == "tiktoken" else 15):
-            pair = []
-            for k in (1, 2):
+    # rounds: each engine (the machine too) times 1 and 2 threads one after the other, so
+    # that every ratio, the machine's included, comes from the same stretch of time; 15
+    # rounds (tiktoken, ~2 s a run, takes part in 5): the best of each, the median of the ratios
+    names, ratios = list(runs), {name: [] for name in runs}
+    for rnd in range(15):
+        for j in range(len(names)):
+            name = names[(j + rnd) % len(names)]  # each round starts one engine later
+            if name == "tiktoken" and rnd >= 5:
+                continue
+            pair = {}
+            for k in (1, 2) if rnd % 2 == 0 else (2, 1):
                 t = time.perf_counter()
-                run(k)
-                pair.append(time.perf_counter() - t)
-                out[f"{name}_{k}"] = min(out.get(f"{name}_{k}", 1e9), pair[-1])
-            pairs.append(pair[0] / pair[1])
-        out[f"{name}_ratio"] = statistics.median(pairs)
+                runs[name](k)
+                pair[k] = time.perf_counter() - t
+                out[f"{name}_{k}"] = min(out.get(f"{name}_{k}", 1e9), pair[k])
+            ratios[name].append(pair[1] / pair[2])
+    for name in runs:
+        out[f"{name}_ratio"] = statistics.median(ratios[name])
     return out
 
 
