@@ -450,6 +450,40 @@ def test_corrupt_tiktoken_file_is_rejected_naming_the_line(tmp_path, line, messa
         Tokenizer.load_tiktoken(path)
 
 
+@pytest.mark.parametrize("layout", ["plain", "crlf", "blank lines", "tabs and spaces", "no last newline",
+                                    "excess padding", "leading zeros"])
+def test_every_layout_tiktoken_reads_gives_tiktokens_ranks(tmp_path, layout):
+    # parse_tiktoken reads a file as tiktoken writes it in one pass of compiled code, and
+    # any other file line by line: both must give what tiktoken's own loader gives
+    import tiktoken.load
+
+    lines = _good_lines() + [b"YWJj 257", b"eHl6 258"]
+    if layout == "crlf":
+        data = b"\r\n".join(lines) + b"\r\n"
+    elif layout == "blank lines":
+        data = b"\n\n".join(lines) + b"\n\n"
+    elif layout == "tabs and spaces":
+        data = b"\n".join(line.replace(b" ", b" \t ") for line in lines) + b"\n"
+    elif layout == "no last newline":
+        data = b"\n".join(lines)
+    elif layout == "excess padding":  # b64decode(validate=True) and tiktoken take "YWJj=" as b"abc"
+        data = b"\n".join(lines[:-2] + [b"YWJj= 257"]) + b"\n"
+    elif layout == "leading zeros":
+        data = b"\n".join(lines[:-1] + [b"eHl6 000258"]) + b"\n"
+    else:
+        data = b"\n".join(lines) + b"\n"
+    path = tmp_path / "v.tiktoken"
+    path.write_bytes(data)
+    assert tio.parse_tiktoken(data) == tiktoken.load.load_tiktoken_bpe(str(path))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_real_vocabularies_take_the_one_pass_path(real, name):
+    # the fast path is the one tiktoken's own files take (and it gives tiktoken's ranks)
+    data = tio.read_tiktoken_bytes(tio.offline_path(name))
+    assert tio._parse_plain(data) == real[name][1]._mergeable_ranks
+
+
 def test_missing_byte_tokens_are_rejected(tmp_path):
     lines = _good_lines()
     del lines[65]  # "A"
