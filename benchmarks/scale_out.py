@@ -82,17 +82,17 @@ def main(spec="stdlib:50MB"):
     phase = cfg.phases[0]
     rows = []  # (task, engine, seconds, reduce seconds or None)
 
-    # ---- the local engine: worker processes on this machine
+    # ---- the local engine: workers on this machine (threads with the compiled backend)
     for processes in (1, 2):
         cfg.threads = processes
         t = time.perf_counter()
         reference, _, _ = count_local(cfg, phase, 0, True)
-        rows.append(("count", f"local, {processes} process{'es' if processes > 1 else ''}",
+        rows.append(("count", f"local, {processes} worker{'s' if processes > 1 else ''}",
                      time.perf_counter() - t, None))
         out = os.path.join(tmp, f"local{processes}")
         t = time.perf_counter()
         pack([jsonl_dir], tok_path, out, shard_tokens=5_000_000, processes=processes, progress=False)
-        rows.append(("pack", f"local, {processes} process{'es' if processes > 1 else ''}",
+        rows.append(("pack", f"local, {processes} worker{'s' if processes > 1 else ''}",
                      time.perf_counter() - t, None))
     local_bytes = folder_bytes(out)
 
@@ -119,7 +119,7 @@ def main(spec="stdlib:50MB"):
     print(f"\n{len(reference):,} distinct chunks; the shards and manifest of every engine are identical\n")
     print(f"{'task':6} {'engine':20} {'seconds':>8} {'MB/s':>6} {'local 2 / this':>14} {'reduce s':>9}")
     for task in ("count", "pack"):
-        base = next(s for t, e, s, _ in rows if t == task and e == "local, 2 processes")
+        base = next(s for t, e, s, _ in rows if t == task and e == "local, 2 workers")
         for t, engine, seconds, reduce_s in rows:
             if t == task:
                 r = f"{reduce_s:9.2f}" if reduce_s is not None else f"{'':>9}"
