@@ -145,6 +145,11 @@ def _parse_plain(data: bytes) -> dict[bytes, int] | None:
     (so ``a2b_base64`` gives what ``b64decode(validate=True)`` gives, and raises
     on bad padding; an empty token cannot match; and ``int`` never meets a
     million digits); duplicates show as fewer ranks than lines.
+
+    >>> _parse_plain(b"YQ== 0\\nYWI= 256\\n")
+    {b'a': 0, b'ab': 256}
+    >>> _parse_plain(b"YQ==\\t0\\n") is None    # a tab: read line by line instead
+    True
     """
     if not data.endswith(b"\n"):
         data += b"\n"
@@ -163,7 +168,11 @@ def _parse_plain(data: bytes) -> dict[bytes, int] | None:
 
 
 def _parse_line_by_line(data: bytes, source: str) -> dict[bytes, int]:
-    """``parse_tiktoken``'s checks a line at a time, raising at the first bad line."""
+    """``parse_tiktoken``'s checks a line at a time, raising at the first bad line.
+
+    >>> _parse_line_by_line(b"YQ==\\t0\\n\\nYWI= 256\\n", "<bytes>")
+    {b'a': 0, b'ab': 256}
+    """
     ranks: dict[bytes, int] = {}  # token bytes -> rank
     line_of: dict[int, int] = {}  # rank -> line number, to name the first of two duplicates
     for lineno, line in enumerate(data.splitlines(), start=1):
