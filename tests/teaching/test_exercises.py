@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 import nbformat
 import pytest
 
-from bpe_lesson.teaching.exercises import CHECK_TAG, SOLUTION_TAG
+from bpe_lesson.teaching.exercises import CHECK_TAG, IGNORE_TAG, SOLUTION_TAG
 
 BOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "book")
 
@@ -121,11 +121,15 @@ def test_stripped_solution_cells_are_stubs_without_outputs(toy):
     stripped = nbformat.read(path, as_version=4)
     assert len(stripped.cells) == len(original.cells)
     solutions = tagged(original, SOLUTION_TAG)
+    checks = tagged(original, CHECK_TAG)
     for i, (a, b) in enumerate(zip(original.cells, stripped.cells)):
         if i in solutions:
             assert "raise NotImplementedError" in b.source
             assert b.outputs == [] and b.execution_count is None
-            assert b.metadata["tags"] == [SOLUTION_TAG]
+            assert b.metadata["tags"] == [SOLUTION_TAG, IGNORE_TAG]
+        elif i in checks:  # the check keeps its code, not the output the answer printed
+            assert b.source == a.source and a.outputs and b.outputs == []
+            assert b.metadata["tags"] == [CHECK_TAG, IGNORE_TAG]
         else:
             assert b.source == a.source, f"cell {i} is not a solution cell but was changed"
     # the function stub keeps the signature, so a student knows what to write
@@ -215,6 +219,8 @@ def test_book_chapters_follow_the_exercise_convention(chapter, tmp_path):
     assert len(solutions) >= 2, f"{name}: {len(solutions)} exercise(s); every chapter has at least two"
     changed = [i for i, (a, b) in enumerate(zip(original.cells, stripped.cells)) if a.source != b.source]
     assert changed == solutions, f"{name}: cells {changed} were stubbed, but the solution cells are {solutions}"
+    for i in checks:  # no check cell in the student copy shows what the answer printed
+        assert stripped.cells[i].outputs == [], f"{name}: check cell {i} keeps its outputs"
     for i in solutions:
         assert "raise NotImplementedError" in stripped.cells[i].source
         assert stripped.cells[i].outputs == []

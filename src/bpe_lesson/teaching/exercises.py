@@ -11,7 +11,10 @@ Convention in ``book/*.ipynb`` (every chapter follows it):
 
 ``python -m bpe_lesson.teaching.exercises strip book/ student/`` copies every notebook and
 replaces each solution cell by a stub that raises ``NotImplementedError``, with
-its outputs cleared.
+its outputs cleared. The check cells keep their code but lose their stored outputs
+too (they would show what the answer prints), and both kinds of cell are tagged
+``nbval-ignore-output``: in the student copy nbval grades an exercise by whether its
+cells raise, and the check's message names the exercise.
 
 What this module does not do: grade anything itself (nbval does), or touch the
 markdown (the folded solution text, if any, stays).
@@ -27,6 +30,7 @@ import sys
 
 SOLUTION_TAG = "solution"
 CHECK_TAG = "check"
+IGNORE_TAG = "nbval-ignore-output"
 _LABEL = re.compile(r"\{solution-start\}\s+(\S+)")
 
 
@@ -70,12 +74,16 @@ def strip_notebook(nb: dict) -> tuple[dict, list[str]]:
                 label = m.group(1)
             continue
         tags = cell.get("metadata", {}).get("tags", [])
-        if cell.get("cell_type") == "code" and SOLUTION_TAG in tags:
+        if cell.get("cell_type") != "code" or not {SOLUTION_TAG, CHECK_TAG} & set(tags):
+            continue
+        if SOLUTION_TAG in tags:
             name = label or f"solution-{len(stripped) + 1}"
             cell["source"] = stub_for(name, _source(cell))
-            cell["outputs"] = []
             cell["execution_count"] = None
             stripped.append(name)
+        cell["outputs"] = []
+        if IGNORE_TAG not in tags:
+            cell.setdefault("metadata", {})["tags"] = list(tags) + [IGNORE_TAG]
     return nb, stripped
 
 

@@ -16,8 +16,14 @@ What this module does not do: hold the solutions (the notebooks do, folded away)
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import pkgutil
+import signal
+import threading
+
+from . import _calls
+from ._calls import Generated, ReaderError, call, compare  # noqa: F401  (the chapters' modules use them)
 
 CHECKS = {}  # exercise label -> function(solution, ...) that raises AssertionError when it is wrong
 
@@ -40,12 +46,76 @@ def check(label: str):
     return register
 
 
-def grade(label: str, *solution, **kwargs) -> None:
-    """Run the check of exercise ``label`` on the reader's solution; print ``ok`` when it passes."""
+class ExerciseFailed(AssertionError):
+    """An exercise's check failed: a few lines that name the exercise, the input, expected and got.
+
+    In a notebook IPython prints only these lines (``_render_traceback_``): no frame of the
+    grader's source, which would tell the reader nothing about their own code.
+    """
+
+    def _render_traceback_(self):
+        return [f"{type(self).__name__}: {self}"]
+
+
+class TooSlow(BaseException):
+    """Raised by the timer inside the reader's code (a BaseException, so ``except Exception`` in
+    the reader's code cannot swallow it)."""
+
+
+TIME_LIMIT = 10.0  # seconds a check may take; grade(..., time_limit=...) changes it for one call
+
+
+def grade(label: str, *solution, time_limit: float | None = None, **kwargs) -> None:
+    """Run the check of exercise ``label`` on the reader's solution; print ``ok`` when it passes.
+
+    A failure is one ``ExerciseFailed`` whose message starts with the label; nothing of the
+    grader's own source shows in the notebook (``ExerciseFailed._render_traceback_``) or
+    under pytest (``__tracebackhide__``). Past ``time_limit`` seconds (default ``TIME_LIMIT``) the check fails
+    and says it was too slow.
+    """
+    __tracebackhide__ = True
     if label not in CHECKS:
         raise KeyError(f"no check is registered for exercise {label!r}; known: {sorted(CHECKS)}")
-    CHECKS[label](*solution, **kwargs)
+    limit = TIME_LIMIT if time_limit is None else time_limit
+    _calls._CURRENT.append(label)
+    _calls.STATS[label] = 0
+    message = None
+    try:
+        with _timer(limit):
+            CHECKS[label](*solution, **kwargs)
+    except TooSlow:
+        message = (f"{label}: too slow: no answer within {limit:g} s "
+                   f"(a recursion without a memo? a loop that never ends?)")
+    except AssertionError as e:
+        text = str(e) or "the check failed"
+        message = text if text.startswith(label + ":") else f"{label}: {text}"
+    finally:
+        _calls._CURRENT.pop()
+    if message is not None:
+        raise ExerciseFailed(message).with_traceback(None) from None
     print("ok")
+
+
+@contextlib.contextmanager
+def _timer(seconds: float):
+    """SIGALRM after ``seconds`` raises TooSlow in the running code (main thread, POSIX);
+    elsewhere no limit is set."""
+    usable = (seconds and seconds > 0 and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def _fire(signum, frame):
+        raise TooSlow()
+
+    previous = signal.signal(signal.SIGALRM, _fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 for _module in pkgutil.iter_modules(__path__):

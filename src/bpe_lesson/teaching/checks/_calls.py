@@ -1,9 +1,28 @@
-"""What the checks share: calling the reader's code so that a crash reads as a failed check.
+"""What the checks share: calling the reader's code, and comparing it with the package's.
 
-What this module does not do: register any check (the chapter modules do).
+``call`` runs the reader's function so that a crash reads as a failed check.
+``compare`` is the differential grader every check uses: the reader's function and
+the package's (the *reference*) on the same inputs, hand-picked ones first, then
+generated ones (seeded, so a failure reproduces). On the first disagreement it
+shrinks the input to a smaller one that still disagrees and fails in three lines:
+the input, what the package gives, what the reader's code gave.
+
+What this module does not do: register checks (the chapter modules do), generate
+inputs (``_gen.py`` does), or impose the time limit (``grade`` does).
 """
 
 from __future__ import annotations
+
+import copy
+
+STATS = {}     # exercise label -> number of generated cases its last grading compared
+_CURRENT = []  # the label being graded (grade() pushes it), so compare() can count for it
+MIN_GENERATED = 200
+SHRINK_BUDGET = 400  # at most this many smaller inputs are tried after a failure
+
+
+class ReaderError(AssertionError):
+    """The reader's code raised, or returned something of the wrong kind."""
 
 
 def call(fn, *args):
@@ -13,18 +32,194 @@ def call(fn, *args):
     3
     >>> call(int, "x")
     Traceback (most recent call last):
-    AssertionError: int('x') raised ValueError: invalid literal for int() with base 10: 'x'
+    bpe_lesson.teaching.checks._calls.ReaderError: int('x') raised ValueError: invalid literal for int() with base 10: 'x'
     """
     try:
         return fn(*args)
     except AssertionError:
         raise
     except Exception as e:  # the reader's code failed: say where, as a failed check
-        shown = ", ".join(_short(a) for a in args)
-        raise AssertionError(f"{getattr(fn, '__name__', 'the solution')}({shown}) raised "
-                             f"{type(e).__name__}: {e}") from e
+        raise ReaderError(f"{_name(fn)}({', '.join(_short(a) for a in args)}) raised "
+                          f"{type(e).__name__}: {_short(str(e), 60)}") from None
 
 
-def _short(value) -> str:
+def _name(fn) -> str:
+    return getattr(fn, "__name__", "the solution")
+
+
+def _short(value, width: int = 40) -> str:
+    r = value if isinstance(value, str) and width == 60 else repr(value)
+    return r if len(r) <= width else r[:width - 3] + "..."
+
+
+def _shown(value, width: int = 64) -> str:
+    """A value as a failure message prints it: one line, cut at ``width`` characters.
+
+    >>> _shown([1, 2, 3])
+    '[1, 2, 3]'
+    >>> _shown(list(range(100)), 20)
+    '[0, 1, 2, 3, 4, ...'
+    """
     r = repr(value)
-    return r if len(r) <= 40 else r[:37] + "..."
+    return r if len(r) <= width else r[:width - 4].rstrip() + " ..."
+
+
+def _smaller(value):
+    """Candidates a little smaller than ``value``, most aggressive first.
+
+    Lists, strings and bytes lose a half, then one element at each place; the
+    elements of a list or a tuple shrink in turn (a tuple keeps its length); dicts lose a key; numbers stay.
+
+    >>> list(_smaller("abc"))
+    ['bc', 'a', 'bc', 'ac', 'ab']
+    >>> list(_smaller(5))
+    []
+    """
+    if isinstance(value, (bool, int, float)):
+        return  # numbers stay as they are: an id of 0 in place of 97 reads worse, not better
+    if isinstance(value, tuple):  # a tuple is a record (a pair, a range): its length stays
+        for i, item in enumerate(value):
+            for s in _smaller(item):
+                yield value[:i] + (s,) + value[i + 1:]
+        return
+    if isinstance(value, (str, bytes, list)):
+        n = len(value)
+        if n >= 2:
+            yield value[n // 2:]
+            yield value[:n // 2]
+        for i in range(n):
+            yield value[:i] + value[i + 1:]
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                for s in _smaller(item):
+                    yield value[:i] + [s] + value[i + 1:]
+        return
+    if isinstance(value, dict):
+        for k in list(value):
+            yield {j: v for j, v in value.items() if j != k}
+
+
+def _shrink_args(args):
+    """Smaller argument tuples: each argument shrunk in turn, the others kept."""
+    for i, a in enumerate(args):
+        for s in _smaller(a):
+            yield args[:i] + (s,) + args[i + 1:]
+
+
+def compare(reader, reference, cases, *, label=None, equal=None, shrink=None, valid=None,
+            show=None, kind=None, pure=True, hint=None):
+    """Compare ``reader(*args)`` with ``reference(*args)`` for every ``args`` in ``cases``.
+
+    ``cases`` yields argument tuples; a tuple may be wrapped as ``Generated(args)`` to
+    count towards the 200 generated cases a check must compare. ``equal(want, got)``
+    decides agreement (default ``==`` after ``kind`` is checked); ``shrink(args)``
+    yields smaller candidates (default: shrink each argument structurally);
+    ``valid(args)`` says a candidate is a legal input (default: the reference
+    accepts it); ``show(args)`` prints the input; ``kind`` is the type (or tuple of
+    types) the answer must have; ``pure``: the reader must not change its
+    arguments. ``hint(args, want, got)`` may add one line of advice.
+
+    >>> compare(sorted, lambda xs: sorted(xs), [([3, 1, 2],), ([],)])
+    2
+    >>> compare(lambda xs: xs[:-1], lambda xs: xs, [([3, 1, 2],)], label="ex-demo")
+    Traceback (most recent call last):
+    bpe_lesson.teaching.checks._calls.ReaderError: ex-demo: <lambda>([3]) is wrong
+      expected: [3]
+      got:      []
+    """
+    label = label or (_CURRENT[-1] if _CURRENT else "exercise")
+    n_generated = n = 0
+    for args in cases:
+        generated = isinstance(args, Generated)
+        args = tuple(args.args) if generated else tuple(args)
+        n += 1
+        n_generated += generated
+        problem = _disagreement(reader, reference, args, equal, kind, pure)
+        if problem is None:
+            continue
+        args, problem = _shrunk(reader, reference, args, problem, equal, kind, pure,
+                                shrink or _shrink_args, valid)
+        want, got, why = problem
+        shown = show(args) if show else ", ".join(_shown(a, 48) for a in args)
+        lines = [f"{label}: {_name(reader)}({shown}) {why}"]
+        if got is not _RAISED and not why.startswith("changed"):
+            lines += [f"  expected: {_shown(want)}", f"  got:      {_shown(got)}"]
+            if repr(want) == repr(got):
+                lines.append(f"  (the same when printed: {type(want).__name__} expected, "
+                             f"{type(got).__name__} given)")
+        if hint and got is not _RAISED and not why.startswith("changed"):
+            advice = hint(args, want, got)
+            if advice:
+                lines.append(f"  hint: {advice}")
+        raise ReaderError("\n".join(lines))
+    if _CURRENT:
+        STATS[_CURRENT[-1]] = STATS.get(_CURRENT[-1], 0) + n_generated
+    return n
+
+
+class Generated:
+    """One generated argument tuple (hand-picked cases are plain tuples)."""
+    __slots__ = ("args",)
+
+    def __init__(self, *args):
+        self.args = args
+
+
+_RAISED = object()
+
+
+def _disagreement(reader, reference, args, equal, kind, pure):
+    """None when the reader agrees with the reference on ``args``; else (want, got, why)."""
+    want = reference(*copy.deepcopy(args))
+    mine = copy.deepcopy(args)
+    try:
+        got = reader(*mine)
+    except AssertionError:
+        raise
+    except RecursionError:
+        return want, _RAISED, "raised RecursionError (too deep: a recursion without a memo?)"
+    except Exception as e:
+        return want, _RAISED, f"raised {type(e).__name__}: {_shown(str(e), 60)}"
+    if kind is not None and not isinstance(got, kind):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        return want, got, f"returned a {type(got).__name__}, not a {names}"
+    try:
+        same = equal(want, got) if equal else got == want
+    except Exception:  # the reader's value cannot even be compared
+        same = False
+    if not same:
+        return want, got, "is wrong"
+    if pure and not _same(mine, args):
+        return want, got, "changed its input; return a new value instead"
+    return None
+
+
+def _same(a, b) -> bool:
+    try:
+        return a == b
+    except Exception:
+        return False
+
+
+def _shrunk(reader, reference, args, problem, equal, kind, pure, shrink, valid):
+    """Greedy shrinking: take the first smaller input that still disagrees, until none does."""
+    budget = SHRINK_BUDGET
+    improved = True
+    while improved and budget > 0:
+        improved = False
+        for smaller in shrink(args):
+            budget -= 1
+            if budget <= 0:
+                break
+            try:
+                if valid is not None and not valid(smaller):
+                    continue
+                p = _disagreement(reader, reference, smaller, equal, kind, pure)
+            except AssertionError:
+                continue
+            except Exception:  # the reference refuses it: not a legal input
+                continue
+            if p is not None:
+                args, problem, improved = smaller, p, True
+                break
+    return args, problem

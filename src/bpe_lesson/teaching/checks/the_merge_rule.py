@@ -11,38 +11,48 @@ import itertools
 from ... import textbook
 from ...trainer import train as package_train
 from .. import samples
-from . import check
-from ._calls import call
+from . import Generated, _gen, call, check, compare
 
 TOPICS = ("if", "while", "for", "try")  # the prose the trainer exercise is graded on
 TOY = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 
 
+def _pair_cases(label):
+    """Hand-picked id lists, then 200 generated ones (runs, ties, overlaps, empty)."""
+    yield from [([1, 2, 3, 1, 2],), ([97, 97, 97],), ([97, 97, 97, 97],), ([],), ([5],),
+                (list(b"abab"),), (list(samples.prose_topics()["if"].encode()),)]
+    rng = _gen.rng_for(label)
+    for _ in range(200):
+        yield Generated(_gen.ids(rng))
+
+
 @check("ex-merge-pairs")
 def _pairs(pair_counts):
-    assert call(pair_counts, [1, 2, 3, 1, 2]) == {(1, 2): 2, (2, 3): 1, (3, 1): 1}
-    got = call(pair_counts, [97, 97, 97])
-    assert got == {(97, 97): 2}, f"pair_counts([97, 97, 97]) = {got}: overlapping occurrences count, so 2"
-    assert call(pair_counts, []) == {} and call(pair_counts, [5]) == {}, "no pair in fewer than 2 ids"
-    doc = list(samples.prose_topics()["if"].encode())
-    assert dict(call(pair_counts, doc)) == dict(textbook.count_pairs({tuple(doc): 1})), \
-        "the counts differ from textbook.count_pairs on the 'if' topic"
+    compare(pair_counts, lambda ids: dict(textbook.count_pairs({tuple(ids): 1})), _pair_cases("ex-merge-pairs"),
+            kind=dict, equal=lambda want, got: dict(got) == want,
+            hint=lambda args, want, got: "overlapping occurrences count: [97, 97, 97] holds (97, 97) twice"
+            if any(a == b for a, b in want) else None)
+
+
+def _merge_cases(label):
+    yield from [([1, 2, 3, 1, 2], (1, 2), 4), ([97, 97, 97], (97, 97), 256), ([97, 97, 97, 97], (97, 97), 256),
+                ([], (1, 2), 256), ([1], (1, 2), 256), ([5, 6], (6, 5), 7)]
+    rng = _gen.rng_for(label)
+    for _ in range(200):
+        ids = _gen.ids(rng)
+        pairs = list(zip(ids, ids[1:])) or [(97, 98)]
+        pair = rng.choice(pairs) if rng.random() < 0.9 else (97, 97)
+        yield Generated(ids, pair, rng.choice([256, 257, 300, 65_535, 65_536]))
 
 
 @check("ex-merge-merge")
 def _merge(merge_pair):
-    assert call(merge_pair, [1, 2, 3, 1, 2], (1, 2), 4) == [4, 3, 4]
-    got = call(merge_pair, [97, 97, 97], (97, 97), 256)
-    assert got == [256, 97], f"merging (a, a) in 'aaa' gave {got}: the scan goes left to right, so [256, 97]"
-    ids = [5, 6]
-    call(merge_pair, ids, (5, 6), 7)
-    assert ids == [5, 6], "merge_pair changed its input list; return a new one"
-    ids = list(b"aaabdaaabac")
+    compare(merge_pair, textbook.merge, _merge_cases("ex-merge-merge"), kind=list,
+            hint=lambda args, want, got: "scan left to right; a merged pair uses up both ids")
+    ids = list(b"aaabdaaabac")  # minbpe's hand-checked case, with the chapter's rule picking each pair
     for idx in (256, 257, 258):
-        pairs = textbook.count_pairs({tuple(ids): 1})
-        top = max(pairs.values())
-        ids = call(merge_pair, ids, min(p for p, f in pairs.items() if f == top), idx)
-    assert ids == [258, 100, 258, 97, 99], f"three merges of 'aaabdaaabac' gave {ids}"
+        ids = call(merge_pair, ids, count_pick(ids), idx)
+    assert ids == [258, 100, 258, 97, 99], f"three merges of 'aaabdaaabac' gave {ids}, not [258, 100, 258, 97, 99]"
 
 
 @check("ex-merge-saving")
