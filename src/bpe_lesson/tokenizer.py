@@ -36,6 +36,7 @@ from .patterns import PATTERNS, check_pattern, compile_pattern, resolve_pattern,
 from .patterns import special_prefix, special_regex, split_specials
 from .patterns import uncovered, uncovered_error
 from .ranks import bpe_encode_chunk, recover_merges, vocab_from_merges
+from .tiktoken_surface import EncodingSurface, UnknownTokenError
 
 FORMAT = "bpe-lesson tokenizer"
 VERSION = 1
@@ -178,7 +179,7 @@ def _disallowed_error(at: int, token: str) -> ValueError:
         f"disallowed_special=() to encode it as plain text")
 
 
-class Tokenizer:
+class Tokenizer(EncodingSurface):
     """A byte-level BPE tokenizer.
 
     ``merges``: ``[((left_id, right_id), new_id), ...]`` in merge order.
@@ -564,19 +565,20 @@ class Tokenizer:
             b = self.vocab.get(i)
             if b is None:
                 b = self._special_by_id.get(i)
-                if b is None:
-                    raise ValueError(f"id {i!r} is not in this vocabulary (size {self.vocab_size}, "
-                                     f"ids 0..{self.max_token_id})")
+                if b is None:  # a KeyError as in tiktoken, and a ValueError as before
+                    raise UnknownTokenError(f"id {i!r} is not in this vocabulary (size {self.vocab_size}, "
+                                            f"ids 0..{self.max_token_id})")
             out.append(b)
         return b"".join(out)
 
-    def decode(self, ids) -> str:
-        """Ids back to text; bytes that are not valid UTF-8 become U+FFFD.
+    def decode(self, ids, errors="replace") -> str:
+        """Ids back to text; bytes that are not valid UTF-8 become U+FFFD (``errors``: as in
+        ``bytes.decode``, "strict" raises ``UnicodeDecodeError`` instead).
 
         >>> Tokenizer([]).decode([0xE2, 0x82])   # a cut-off euro sign
         '\ufffd'
         """
-        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
 
     # ---- saving -----------------------------------------------------------
     def to_dict(self) -> dict:

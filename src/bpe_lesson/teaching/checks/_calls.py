@@ -123,8 +123,8 @@ def compare(reader, reference, cases, *, label=None, equal=None, shrink=None, va
     2
     >>> compare(lambda xs: xs[:-1], lambda xs: xs, [([3, 1, 2],)], label="ex-demo")
     Traceback (most recent call last):
-    bpe_lesson.teaching.checks._calls.ReaderError: ex-demo: <lambda>([3]) is wrong
-      expected: [3]
+    bpe_lesson.teaching.checks._calls.ReaderError: ex-demo: <lambda>([2]) is wrong
+      expected: [2]
       got:      []
     """
     label = label or (_CURRENT[-1] if _CURRENT else "exercise")

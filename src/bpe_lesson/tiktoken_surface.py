@@ -1,0 +1,132 @@
+"""tiktoken's ``Encoding`` surface on our Tokenizer: the same names, options, results and errors.
+
+A user who knows ``tiktoken.Encoding`` finds every public name of it on
+``Tokenizer``: ``n_vocab`` (highest id + 1, so ``nn.Embedding(tok.n_vocab, d)``
+holds every id, specials included), ``eot_token``, ``special_tokens_set``,
+``max_token_value``, ``encode_ordinary_batch``, ``encode_single_token``,
+``decode_single_token_bytes``, ``decode_tokens_bytes``, ``decode_with_offsets``,
+``decode_batch``, ``decode_bytes_batch``, ``token_byte_values``,
+``is_special_token``, ``encode_with_unstable``, and ``len(tok)``. Unknown ids and
+tokens raise ``KeyError`` as in tiktoken.
+
+What this module does not do: encode or decode itself (``Tokenizer.encode`` and
+``Tokenizer.decode_bytes`` do; these are thin shapes around them), or reimplement
+``encode_with_unstable``'s completion sets (it asks tiktoken, built from our ranks).
+"""
+
+from __future__ import annotations
+
+_CONTINUATION = range(0x80, 0xC0)  # UTF-8 continuation bytes 10xxxxxx
+
+
+class UnknownTokenError(KeyError, ValueError):
+    """An id or a token that is not in the vocabulary: a ``KeyError`` as in tiktoken, and a
+    ``ValueError`` as this package raised before it followed tiktoken here."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+class EncodingSurface:
+    """Mixed into ``Tokenizer``: needs ``vocab``, ``_ranks``, ``special_tokens``, ``_special_by_id``,
+    ``max_token_id``, ``encode``, ``encode_ordinary``, ``encode_batch``, ``decode_bytes``."""
+
+    # ---- sizes and names ----------------------------------------------------
+    @property
+    def n_vocab(self) -> int:
+        """Highest id + 1 (tiktoken's name): cl100k_base's is 100,277, though it has 100,261 ids.
+
+        >>> from bpe_lesson import Tokenizer
+        >>> Tokenizer([], special_tokens={"<|end|>": 300}).n_vocab
+        301
+        """
+        return self.max_token_id + 1
+
+    @property
+    def max_token_value(self) -> int:
+        """The highest id, special tokens included."""
+        return self.max_token_id
+
+    def __len__(self) -> int:
+        return self.n_vocab
+
+    @property
+    def eot_token(self) -> int:
+        """The id of ``<|endoftext|>`` (a KeyError when there is none, as in tiktoken)."""
+        try:
+            return self.special_tokens["<|endoftext|>"]
+        except KeyError:
+            raise UnknownTokenError("'<|endoftext|>' is not a special token of this tokenizer") from None
+
+    @property
+    def special_tokens_set(self) -> set:
+        return set(self.special_tokens)
+
+    def is_special_token(self, token: int) -> bool:
+        return token in self._special_by_id
+
+    def token_byte_values(self) -> list[bytes]:
+        """Every ordinary token's bytes, sorted (tiktoken's order)."""
+        return sorted(self.vocab.values())
+
+    # ---- encoding -------------------------------------------------------------
+    def encode_ordinary_batch(self, text, *, num_threads=8) -> list[list[int]]:
+        return self.encode_batch(text, num_threads=num_threads, allowed_special=(), disallowed_special=())
+
+    def encode_single_token(self, text_or_bytes) -> int:
+        """The id of one whole token, given as its bytes or its text (special tokens too).
+
+        >>> from bpe_lesson import Tokenizer
+        >>> Tokenizer([((104, 105), 256)]).encode_single_token("hi")
+        256
+        """
+        b = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
+        i = self._ranks.get(b)
+        if i is not None:
+            return i
+        s = b.decode("utf-8", errors="replace")
+        if s in self.special_tokens:
+            return self.special_tokens[s]
+        raise UnknownTokenError(repr(text_or_bytes))
+
+    def encode_with_unstable(self, text, *, allowed_special=frozenset(), disallowed_special="all"):
+        """tiktoken's own answer (stable ids, possible completions), from an Encoding with our ranks."""
+        encoding = getattr(self, "_tiktoken_copy", None)
+        if encoding is None:
+            encoding = self._tiktoken_copy = self.to_tiktoken()
+        return encoding.encode_with_unstable(text, allowed_special=allowed_special,
+                                             disallowed_special=disallowed_special)
+
+    # ---- decoding -------------------------------------------------------------
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        b = self.vocab.get(token)
+        if b is None:
+            b = self._special_by_id.get(token)
+            if b is None:
+                raise UnknownTokenError(repr(token))
+        return b
+
+    def decode_tokens_bytes(self, tokens) -> list[bytes]:
+        return [self.decode_single_token_bytes(t) for t in tokens]
+
+    def decode_with_offsets(self, tokens) -> tuple[str, list[int]]:
+        """The text, and for each token the offset (in characters) where it starts; a token that
+        starts inside a character gets that character's offset (tiktoken's rule).
+
+        >>> from bpe_lesson import Tokenizer
+        >>> Tokenizer([]).decode_with_offsets(list("aé".encode()))
+        ('aé', [0, 1, 1])
+        """
+        pieces = self.decode_tokens_bytes(tokens)
+        offsets, n_chars = [], 0
+        for piece in pieces:
+            # subtle: a token that begins with a continuation byte belongs to the character before
+            offsets.append(max(0, n_chars - (piece[0] in _CONTINUATION)) if piece else n_chars)
+            n_chars += sum(1 for c in piece if c not in _CONTINUATION)
+        return b"".join(pieces).decode("utf-8", errors="strict"), offsets
+
+    def decode_batch(self, batch, *, errors="replace", num_threads=8) -> list[str]:
+        return [self.decode(ids, errors=errors) for ids in batch]
+
+    def decode_bytes_batch(self, batch, *, num_threads=8) -> list[bytes]:
+        return [self.decode_bytes(ids) for ids in batch]
