@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 
 import regex
 
@@ -47,6 +48,28 @@ O200K_PATTERN = "|".join(
 )
 
 PATTERNS = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN, "o200k": O200K_PATTERN}
+
+# Safe cuts: places where text may be cut in two and each side split (and encoded) on
+# its own with the chunks of the whole; the cut goes right after the matched "\n".
+# gpt4: the next line has a visible ASCII character after its spaces and tabs (a blank
+# next line would extend the run "\n\n"); o200k: the same, unless the next line starts
+# with "/" (o200k lets a punctuation chunk run on into "\n//"); any other pattern: a
+# visible ASCII character on both sides (GPT-2 chunks "\n  x" as "\n ", " x"). The
+# YAML trainer cuts its sources there (scale/sources.py, whose tests check the rule on
+# real text) and Tokenizer.encode_iterable cuts its stream there.
+_SAFE_CUTS = {GPT4_PATTERN: r"\n(?=[ \t]*[!-~])", O200K_PATTERN: r"\n(?=[ \t]*[!-~])(?!/)"}
+_STRICT_CUT = r"\n(?<=[!-~]\n)(?=[!-~])(?!/)"
+
+
+@functools.lru_cache(maxsize=None)
+def safe_cut(pattern: str | None, binary: bool = False) -> re.Pattern:
+    """The safe cut points for a (resolved) split pattern, on ``str`` or on UTF-8 ``bytes``.
+
+    >>> [m.end() for m in safe_cut(GPT4_PATTERN).finditer("a\\n  b\\n\\nc\\n")]
+    [2, 7]
+    """
+    source = _SAFE_CUTS.get(pattern, _STRICT_CUT)
+    return re.compile(source.encode() if binary else source)
 
 
 def resolve_pattern(pattern: str | None) -> str | None:

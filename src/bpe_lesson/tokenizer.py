@@ -36,6 +36,8 @@ from .patterns import PATTERNS, check_pattern, compile_pattern, resolve_pattern,
 from .patterns import special_prefix, special_regex, split_specials
 from .patterns import uncovered, uncovered_error
 from .ranks import bpe_encode_chunk, recover_merges, vocab_from_merges
+from .byte_tables import ByteTables
+from .streaming import encode_iterable
 from .tiktoken_surface import EncodingSurface, UnknownTokenError
 
 FORMAT = "bpe-lesson tokenizer"
@@ -179,7 +181,7 @@ def _disallowed_error(at: int, token: str) -> ValueError:
         f"disallowed_special=() to encode it as plain text")
 
 
-class Tokenizer(EncodingSurface):
+class Tokenizer(EncodingSurface, ByteTables):
     """A byte-level BPE tokenizer.
 
     ``merges``: ``[((left_id, right_id), new_id), ...]`` in merge order.
@@ -461,6 +463,12 @@ class Tokenizer(EncodingSurface):
         backend, because with ``dropout`` > 0 both run the readable loop.
         """
         return self._checked(text, allowed_special, disallowed_special, dropout, seed, array=False)
+
+    def encode_iterable(self, pieces, allowed_special=frozenset(), disallowed_special="all"):
+        """A lazy iterator of the ids of ``encode("".join(pieces))``, on any split of the text into
+        pieces (an open file's lines, say), holding only the text since the last safe cut;
+        see ``streaming.py``."""
+        return encode_iterable(self, pieces, allowed_special, disallowed_special)
 
     def _checked(self, text, allowed_special, disallowed_special, dropout, seed, array):
         """``encode``'s argument checks, then ``_encode`` (``array``: a NumPy uint32 array)."""

@@ -38,27 +38,22 @@ import codecs
 import os
 import re
 
-from ..patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
+from ..patterns import GPT2_PATTERN, GPT4_PATTERN, safe_cut
 
 SUFFIXES = (".txt", ".parquet")
 BLOCK_BYTES = 1 << 20  # read files this much at a time
 MAX_UNIT_BYTES = 1 << 20  # no safe cut for this long: cut at a line break anyway (units stay below MAX + BLOCK)
 
-# the newline of each cut point, on UTF-8 bytes (see the module docstring); the cut
-# goes right after it. subtle: each regex starts with the literal "\n" so that ``re``
-# can jump from newline to newline (a lookbehind first made reading 2x slower).
-_CUT_GPT4 = re.compile(rb"\n(?=[ \t]*[!-~])")
-_CUT_O200K = re.compile(rb"\n(?=[ \t]*[!-~])(?!/)")
-_CUT_STRICT = re.compile(rb"\n(?<=[!-~]\n)(?=[!-~])(?!/)")
+# the newline of each cut point, on UTF-8 bytes (see the module docstring; the rules
+# live in patterns.safe_cut); the cut goes right after it. subtle: each regex starts
+# with the literal "\n" so that ``re`` can jump from newline to newline (a lookbehind
+# first made reading 2x slower).
+_CUT_GPT4 = safe_cut(GPT4_PATTERN, binary=True)
 
 
 def cut_regex(pattern: str) -> re.Pattern:
     """The safe cut points for a (resolved) split pattern: use it with ``cut_units``."""
-    if pattern == GPT4_PATTERN:
-        return _CUT_GPT4
-    if pattern == O200K_PATTERN:
-        return _CUT_O200K
-    return _CUT_STRICT
+    return safe_cut(pattern, binary=True)
 
 
 def cut_units(data: bytes, cut: re.Pattern) -> list[bytes]:

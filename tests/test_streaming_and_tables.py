@@ -1,0 +1,142 @@
+"""encode_iterable (a lazy stream of ids) and the byte tables a course's BPE speaks (from_vocab,
+vocab_bytes, merge_bytes), each against an independent reference: tiktoken's encode of the
+whole text, and a merge-replay encoder written out below.
+"""
+
+import random
+
+import pytest
+
+import bpe_lesson
+from bpe_lesson import Tokenizer
+from bpe_lesson.interop import from_pretrained
+from bpe_lesson.patterns import GPT2_PATTERN, split_chunks
+from bpe_lesson.teaching.samples import MULTILINGUAL
+
+
+def _splits(text, rng, n):
+    """``text`` cut at ``n`` random places (inside lines, words and characters' neighbours)."""
+    cuts = sorted(rng.sample(range(len(text) + 1), min(n, len(text) + 1)))
+    return [text[a:b] for a, b in zip([0] + cuts, cuts + [len(text)])]
+
+
+@pytest.fixture(scope="module", params=["cl100k_base", "o200k_base", "gpt2-pattern"])
+def pair(request, prose_docs):
+    """(ours, tiktoken's Encoding of the same vocabulary)."""
+    if request.param == "gpt2-pattern":
+        ours = bpe_lesson.train("\n".join(prose_docs[:40]), vocab_size=600, pattern=GPT2_PATTERN,
+                                special_tokens=["<|endoftext|>"])
+    else:
+        ours = from_pretrained(request.param)
+    return ours, ours.to_tiktoken()
+
+
+def test_a_stream_gives_the_ids_of_the_whole_text(pair, backend, stdlib_docs, prose_docs):
+    ours, ref = pair
+    ours = Tokenizer(None, pattern=ours.pattern, special_tokens=ours.special_tokens, vocab=ours.vocab,
+                     backend=backend)
+    rng = random.Random(5)
+    texts = stdlib_docs[:3] + prose_docs[:3] + list(MULTILINGUAL.values())
+    texts += ["a\n\n  b\n//c\n", "x  \n\n\n y\n\tz", "\n", "", "<|endoftext|>\nok\n<|endoftext|>"]
+    for text in texts:
+        want = ref.encode(text, allowed_special="all")
+        for n in (0, 1, 7, 60):
+            got = list(ours.encode_iterable(_splits(text, rng, n), allowed_special="all"))
+            assert got == want, (text[:40], n)
+        lines = text.splitlines(keepends=True)  # the common case: a file's lines
+        assert list(ours.encode_iterable(lines, allowed_special="all")) == want
+
+
+def test_a_stream_is_lazy():
+    tok = from_pretrained("cl100k_base")
+    consumed = []
+
+    def lines():
+        for k in range(1000):
+            consumed.append(k)
+            yield f"line {k} of a long file\n"
+    ids = tok.encode_iterable(lines())
+    first = next(ids)
+    assert first == tok.encode("line")[0]
+    assert len(consumed) < 5, f"{len(consumed)} lines were read before the first id"
+
+
+def test_a_stream_refuses_a_disallowed_special_and_bytes():
+    tok = from_pretrained("cl100k_base")
+    with pytest.raises(ValueError, match=r"special token '<\|endoftext\|>' at character \d+, which is disallowed"):
+        list(tok.encode_iterable(["ok\n", "then <|endoftext|>\n"]))
+    with pytest.raises(TypeError, match="pieces of text"):
+        list(tok.encode_iterable([b"bytes\n"]))
+
+
+def _replay_encode(vocab, merges, specials, pattern, text):
+    """A course's encoder: cut specials, split, then apply the merges in order (bytes in, ids out)."""
+    ids_of = {b: i for i, b in vocab.items()}
+    out = []
+    pieces = [text]
+    for s in sorted(specials, key=len, reverse=True):
+        pieces = [q for p in pieces for q in _keep_split(p, s)]
+    for piece in pieces:
+        if piece in specials:
+            out.append(ids_of[piece.encode()])
+            continue
+        for chunk in split_chunks(piece, pattern):
+            parts = [bytes([b]) for b in chunk.encode()]
+            for left, right in merges:
+                i = 0
+                while i + 1 < len(parts):
+                    if parts[i] == left and parts[i + 1] == right:
+                        parts[i:i + 2] = [left + right]
+                    else:
+                        i += 1
+            out += [ids_of[p] for p in parts]
+    return out
+
+
+def _keep_split(text, sep):
+    parts = text.split(sep)
+    out = []
+    for k, p in enumerate(parts):
+        if k:
+            out.append(sep)
+        if p:
+            out.append(p)
+    return out
+
+
+def test_from_vocab_reads_a_course_triple(prose_docs):
+    """CS336's layout: the special token at id 0, the bytes at 1-256, merges from 257 on."""
+    trained = bpe_lesson.train("\n".join(prose_docs[:30]), vocab_size=400, pattern="gpt2")
+    merges = trained.merge_bytes()
+    vocab = {0: b"<|endoftext|>"} | {k + 1: bytes([k]) for k in range(256)}
+    vocab |= {257 + k: a + b for k, (a, b) in enumerate(merges)}
+    tok = Tokenizer.from_vocab(vocab, merges, ["<|endoftext|>"], pattern="gpt2")
+    assert tok.special_tokens == {"<|endoftext|>": 0} and tok.n_vocab == len(vocab)
+    for text in prose_docs[30:40] + ["hello<|endoftext|>world <|endoftext|><|endoftext|>"]:
+        want = _replay_encode(vocab, merges, ["<|endoftext|>"], GPT2_PATTERN, text)
+        assert tok.encode(text, allowed_special="all") == want
+    assert tok.vocab_bytes() == vocab
+    assert tok.merge_bytes() == merges
+
+
+def test_from_vocab_gives_a_missing_special_the_next_id_and_round_trips():
+    base = from_pretrained("cl100k_base")
+    tok = Tokenizer.from_vocab(base.vocab, None, ["<|endoftext|>", "<|mine|>"], pattern=base.pattern)
+    assert tok.special_tokens == {"<|endoftext|>": 100_256, "<|mine|>": 100_257}
+    back = Tokenizer.from_vocab(base.vocab_bytes(), None, list(base.special_tokens), pattern=base.pattern)
+    ref = base.to_tiktoken()
+    text = "round <|endoftext|> trip <|fim_prefix|> 中文"
+    assert back.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
+
+
+@pytest.mark.parametrize("vocab, merges, why", [
+    ({k: bytes([k]) for k in range(255)}, None, "lacks 1 of the 256 single bytes"),
+    ({k: bytes([k]) for k in range(256)} | {256: b"a"}, None, "two ids"),
+    ({k: bytes([k]) for k in range(256)} | {256: b"ab"}, [(b"a", b"c")], "not in vocab"),
+    ({k: bytes([k]) for k in range(256)} | {256: b"ab", 257: b"abc"}, [(b"ab", b"c"), (b"a", b"b")],
+     "not above the previous merge's id"),
+    ({0: "a"}, None, "maps ids"),
+])
+def test_from_vocab_names_what_is_wrong(vocab, merges, why):
+    with pytest.raises((ValueError, TypeError), match=why):
+        Tokenizer.from_vocab(vocab, merges)
