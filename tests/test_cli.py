@@ -61,7 +61,7 @@ def test_help_lists_every_subcommand(capsys):
         cli.build_parser().parse_args(["--help"])
     assert e.value.code == 0
     out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines at the terminal's width
-    assert out.startswith("usage: bpe-lesson [-h] {train,pack,verify}")
+    assert out.startswith("usage: bpe-lesson [-h] [--version] {train,pack,verify}")
     for name, (_, help_) in cli.COMMANDS.items():
         assert f"{name} {help_}" in out
 
@@ -125,3 +125,63 @@ def test_the_module_runs_as_the_command():
     bad = subprocess.run([sys.executable, "-m", "bpe_lesson", "frobnicate"], capture_output=True, text=True)
     assert bad.returncode == 2
     assert "invalid choice: 'frobnicate'" in bad.stderr
+
+
+def test_version():
+    from bpe_lesson import __version__
+    p = subprocess.run([sys.executable, "-m", "bpe_lesson", "--version"], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout == f"bpe-lesson {__version__}\n"
+
+
+def test_help_states_the_exit_codes(capsys):
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["--help"])
+    out = capsys.readouterr().out
+    assert "exit codes: 0 done, 1 problems found (verify), 2 usage or input error" in out
+    assert "130 interrupted, 141 output pipe closed" in out
+
+
+@pytest.fixture(scope="module")
+def packed(tmp_path_factory, prose_docs):
+    """A finished pack of a few documents: (its folder, the tokenizer file)."""
+    import bpe_lesson
+    from bpe_lesson.lm.pack import pack
+    base = tmp_path_factory.mktemp("cli")
+    tok = base / "tok.json"
+    bpe_lesson.train(prose_docs[:10], 300, special_tokens=["<|endoftext|>"]).save(tok)
+    (base / "a.txt").write_text("\n".join(prose_docs[10:14]), encoding="utf-8")
+    pack([str(base / "a.txt")], str(tok), str(base / "out"), progress=False)
+    return base / "out", tok
+
+
+def run(*argv, **kwargs):
+    return subprocess.run([sys.executable, "-m", "bpe_lesson", *map(str, argv)], text=True, **kwargs)
+
+
+def test_a_closed_pipe_exits_quietly(packed):
+    """`bpe-lesson verify DIR | head` where head has gone: no traceback, status 141 (as SIGPIPE gives)."""
+    import os
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before we write a byte: the first write fails, every time
+    p = run("verify", packed[0], stdout=write, stderr=subprocess.PIPE)
+    os.close(write)
+    assert p.returncode == 141, p.stderr
+    assert p.stderr == ""
+
+
+def test_verify_reports_problems_on_stderr_and_exits_1(packed, tmp_path):
+    import shutil
+    folder = tmp_path / "copy"
+    shutil.copytree(packed[0], folder)
+    shard = sorted(folder.glob("shard_*.bin"))[0]
+    shard.write_bytes(shard.read_bytes()[:-2])
+    p = run("verify", folder, capture_output=True)
+    assert p.returncode == 1 and p.stdout == ""
+    assert p.stderr.strip().splitlines()[-1] == f"{folder}: {len(p.stderr.strip().splitlines()) - 1} problem(s)"
+    ok = run("verify", packed[0], capture_output=True)
+    assert ok.returncode == 0 and ok.stdout.startswith(f"{packed[0]}: ok") and ok.stderr == ""
+
+
+def test_a_finished_pack_leaves_no_lock_file(packed):
+    assert not (packed[0] / ".pack.lock").exists()
+    assert sorted(p.name for p in packed[0].iterdir() if p.name.startswith(".")) == []

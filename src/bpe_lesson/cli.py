@@ -5,6 +5,10 @@ Subcommands:
   pack ...                 encode documents into token shards (``lm/pack.py``)
   verify DIR               re-check a shard directory against its manifest (``lm/shards.py``)
 
+Exit codes: 0 done; 1 problems found (``verify``); 2 a usage or input error (the
+message names it, on stderr); 130 interrupted (Ctrl-C); 141 the reader of our output
+went away (``bpe-lesson verify DIR | head``: quietly, as a Unix tool killed by SIGPIPE).
+
 What this module does not do: any work itself; each subcommand's module owns its
 options (``add_arguments``) and its behaviour (``run``).
 """
@@ -13,7 +17,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+from . import __version__
+
+EXIT_CODES = """exit codes: 0 done, 1 problems found (verify), 2 usage or input error,
+130 interrupted, 141 output pipe closed"""
 
 # subcommand -> (module, help); each module has add_<name>_arguments(parser) and run_<name>(args) -> int
 COMMANDS = {
@@ -24,7 +34,9 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="bpe-lesson", description="Byte-pair encoding from first principles.")
+    parser = argparse.ArgumentParser(prog="bpe-lesson", description="Byte-pair encoding from first principles.",
+                                     epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"bpe-lesson {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (module, help_) in COMMANDS.items():
         p = sub.add_parser(name, help=help_)
@@ -34,13 +46,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    module = importlib.import_module(COMMANDS[args.command][0])
+    command = "bpe-lesson"
     try:
-        return int(getattr(module, f"run_{args.command}")(args) or 0)
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit:  # --help, --version or a usage error: argparse printed, then exits
+            sys.stdout.flush()
+            raise
+        command = f"bpe-lesson {args.command}"
+        module = importlib.import_module(COMMANDS[args.command][0])
+        code = int(getattr(module, f"run_{args.command}")(args) or 0)
+        sys.stdout.flush()  # subtle: a closed pipe shows here, not at exit, where it would print a traceback
+        return code
     except (ValueError, FileNotFoundError) as e:
-        print(f"bpe-lesson {args.command}: error: {e}", file=sys.stderr)
+        print(f"{command}: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # nobody reads our output any more: stop quietly (Python would complain at exit while
+        # flushing stdout, so point it at /dev/null first; the Python docs' recipe)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

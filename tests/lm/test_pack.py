@@ -261,7 +261,9 @@ def test_verify_command_exits_nonzero_and_prints_each_problem(packed, capsys):
     os.unlink(os.path.join(packed, "shard_00001.bin"))
     edit_manifest(packed, lambda m: m["shards"][0].update(n_eos=0))
     assert cli_main(["verify", packed]) == 1
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.err  # problems go to stderr, nothing to stdout
+    assert captured.out == ""
     assert "shard_00001.bin: file: missing" in out and "shard_00000.bin: n_eos:" in out and "2 problem(s)" in out
 
 

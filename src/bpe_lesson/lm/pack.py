@@ -381,7 +381,8 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
 
 class folder_lock:
     """``with folder_lock(out_dir):`` an exclusive lock on ``out_dir/.pack.lock``, or a
-    ``ValueError`` at once when another process holds it."""
+    ``ValueError`` at once when another process holds it. The lock file is removed when
+    the pack ends, so a finished folder holds only its shards and manifest."""
 
     def __init__(self, out_dir):
         self.path = os.path.join(out_dir, ".pack.lock")
@@ -399,6 +400,15 @@ class folder_lock:
             self._f.close()
             raise ValueError(f"{os.path.dirname(self.path)}: another pack (process {who}) is writing into this "
                              f"folder; wait for it, or pack into another folder") from None
+        # subtle: the pack before us may have removed the file after we opened it; a lock on
+        # that removed file locks nothing, so take the lock again on the file now at the path
+        try:
+            current = os.stat(self.path)
+        except FileNotFoundError:
+            current = None
+        if current is None or not os.path.samestat(current, os.fstat(self._f.fileno())):
+            self._f.close()
+            return self.__enter__()
         self._f.seek(0)
         self._f.truncate()
         self._f.write(str(os.getpid()))
@@ -406,6 +416,10 @@ class folder_lock:
         return self
 
     def __exit__(self, *exc):
+        try:
+            os.unlink(self.path)  # removed while still locked: a pack that opens it now retries
+        except FileNotFoundError:
+            pass
         self._f.close()  # closing releases the lock
 
 

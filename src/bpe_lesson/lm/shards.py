@@ -25,6 +25,7 @@ import glob
 import hashlib
 import json
 import os
+import sys
 
 import numpy as np
 
@@ -319,10 +320,10 @@ def add_verify_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_verify(args) -> int:
     problems = verify(args.folder, tokenizer=args.tokenizer)
-    for p in problems:
-        print(p)
+    for p in problems:  # problems go to stderr, so `verify DIR > report` still shows them
+        print(p, file=sys.stderr)
     if problems:
-        print(f"{args.folder}: {len(problems)} problem(s)")
+        print(f"{args.folder}: {len(problems)} problem(s)", file=sys.stderr)
         return 1
     m, _ = read_manifest(args.folder)
     print(f"{args.folder}: ok ({m['shard_count']} shard(s), {m['total_tokens']:,} {m['dtype']} tokens, "
