@@ -209,3 +209,21 @@ def test_importing_interop_leaves_the_heavy_libraries_alone():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_pattern_names_name_the_vocabularies_too():
+    from bpe_lesson.patterns import PATTERNS
+    for alias, name in (("cl100k", "cl100k_base"), ("gpt4", "cl100k_base"), ("o200k", "o200k_base")):
+        tok = from_pretrained(alias)
+        assert tok.name == name
+        if alias in PATTERNS:
+            assert tok.pattern == PATTERNS[alias]
+
+
+def test_load_points_a_hugging_face_file_to_its_reader(tmp_path):
+    import json
+    import bpe_lesson
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps({"version": "1.0", "model": {"type": "BPE", "vocab": {}, "merges": []}}))
+    with pytest.raises(ValueError, match=r"is a Hugging Face tokenizer.json.*from_huggingface"):
+        bpe_lesson.load(path)

@@ -678,6 +678,9 @@ class Tokenizer(EncodingSurface, ByteTables):
         def bad(why):
             return ValueError(f"{source} is not a valid bpe-lesson tokenizer file: {why}")
 
+        if isinstance(d, dict) and isinstance(d.get("model"), dict) and "format" not in d:
+            raise ValueError(f"{source} is a Hugging Face tokenizer.json, not a bpe-lesson file; read it with "
+                             f"bpe_lesson.interop.from_huggingface({source!r})")
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise bad(f"the 'format' field must be {FORMAT!r}")
         if d.get("version") != VERSION:

@@ -169,6 +169,8 @@ for _name, _model in (("cl100k_base", "OpenAI GPT-4, GPT-3.5"), ("o200k_base", "
 assert PRETRAINED["cl100k_base"].pattern == GPT4_PATTERN
 
 NAMES = tuple(PRETRAINED)
+# the names pattern= takes for GPT-4's and GPT-4o's split, which are also their vocabularies' names
+ALIASES = {"cl100k": "cl100k_base", "gpt4": "cl100k_base", "o200k": "o200k_base", "gpt4o": "o200k_base"}
 
 
 def _unknown(name) -> ValueError:
@@ -182,6 +184,7 @@ def pretrained_path(name: str) -> str:
     >>> os.path.basename(pretrained_path("llama3"))
     'tokenizer.model'
     """
+    name = ALIASES.get(name, name)
     spec = PRETRAINED.get(name)
     if spec is None:
         raise _unknown(name)
@@ -243,10 +246,14 @@ def from_pretrained(name: str, path=None) -> Tokenizer:
     must still have the name's sha256. A file whose sha256 differs is refused before
     it is parsed.
 
+    ``"cl100k"``/``"gpt4"`` and ``"o200k"``/``"gpt4o"``, the names ``pattern=`` takes,
+    name the same two vocabularies.
+
     >>> tok = from_pretrained("llama3")
     >>> tok.vocab_size, tok.encode("Hello world")
     (128256, [9906, 1917])
     """
+    name = ALIASES.get(name, name)
     spec = PRETRAINED.get(name)
     if spec is None:
         raise _unknown(name)
@@ -260,4 +267,4 @@ def from_pretrained(name: str, path=None) -> Tokenizer:
                                 "name": name, "normalize": spec.normalize})
 
 
-__all__ = ["from_pretrained", "PRETRAINED", "NAMES", "pretrained_path", "read_tekken", "sha256_hex"]
+__all__ = ["from_pretrained", "PRETRAINED", "NAMES", "ALIASES", "pretrained_path", "read_tekken", "sha256_hex"]
