@@ -62,10 +62,13 @@ def wrapped_generator(ids):  # a generator, not a list
 
 def never_targets(n_tokens, context_length, stride):  # the notebook's
     T, S = context_length, stride
-    w = max(0, 1 + (n_tokens - (T + 1)) // S)
+    w = max(0, 1 + (n_tokens - (T + 1)) // S)  # the windows that fit
     if w == 0:
         return n_tokens
-    covered = (w - 1) * S + T if S <= T else w * T
+    if S <= T:  # no gaps: the targets are ids 1 .. (w - 1)S + T
+        covered = (w - 1) * S + T
+    else:  # gaps: w separate runs of T targets
+        covered = w * T
     return n_tokens - covered
 
 
@@ -111,8 +114,10 @@ def never_targets_enumerates(n, t, s):  # right, but walks all 2 million windows
 # ---------------------------------------------------------------- ex-windows-mixed
 
 def mixed_windows(stream, eos, context_length, stride):  # the notebook's
-    n = max(0, 1 + (len(stream) - (context_length + 1)) // stride)
-    return sum(eos in list(stream[i * stride : i * stride + context_length]) for i in range(n))
+    T, S = context_length, stride
+    n = max(0, 1 + (len(stream) - (T + 1)) // S)  # windows that fit
+    # window i reads x = ids iS .. iS + T - 1 (its last target is not in x)
+    return sum(eos in list(stream[i * S : i * S + T]) for i in range(n))
 
 
 def mixed_windows_cumsum(stream, eos, t, s):  # EOS ids up to each place; a window holds one if the count grows

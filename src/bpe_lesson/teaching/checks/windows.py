@@ -114,10 +114,12 @@ def _window_shape(rng):
 
 
 def _stream_length(rng, t, s):
-    """A length at or around T, T + 1, and T + 1 + kS (the lengths where one more window fits)."""
+    """A length at or around T, T + 1, T + 1 + kS (where one more window fits) and kS."""
     r = rng.random()
-    if r < 0.6:
+    if r < 0.5:
         return max(0, t + 1 + rng.randint(0, 6) * s + rng.choice([-2, -1, 0, 0, 1, 2]))
+    if r < 0.65:
+        return max(0, rng.randint(1, 6) * s + rng.choice([-1, 0, 1]))
     if r < 0.8:
         return rng.choice([0, 1, 2, t - 1, t, t + 1, t + 2, s, s + 1]) if t > 1 else rng.randint(0, 3)
     return rng.randint(0, 12 * (t + s))
