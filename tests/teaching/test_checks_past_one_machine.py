@@ -104,6 +104,10 @@ def cut_every_safe_newline(data, task_bytes):  # ignores task_bytes: one range p
     return _greedy(data, 1, SAFE)
 
 
+def cut_carriage_return_as_indent(data, task_bytes):  # "\r" is not a space or a tab: "\n\rb" is one chunk
+    return _greedy(data, task_bytes, re.compile(rb"\n(?=[ \t\r]*[!-~])"))
+
+
 def cut_unindented_only(data, task_bytes):  # too strict: a line that starts with spaces is safe too
     return _greedy(data, task_bytes, re.compile(rb"\n(?=[!-~])"))
 
@@ -276,7 +280,7 @@ WRONG = {
     "ex-dask-cut-ranges": [cut_at_offsets, cut_after_any_newline, cut_spans_blank_lines,
                            cut_before_any_non_space, cut_strips_all_whitespace, cut_one_byte_early,
                            cut_in_characters, cut_every_safe_newline, cut_drops_the_tail,
-                           cut_unindented_only, cut_on_a_fixed_grid],
+                           cut_unindented_only, cut_on_a_fixed_grid, cut_carriage_return_as_indent],
     "ex-dask-merge-counts": [merge_into_first, merge_by_update, merge_returns_the_only_part,
                              merge_counts_parts, merge_skips_the_first, merge_decodes_keys],
     "ex-dask-shard-plan": [plan_closes_when_full, plan_overflowing, plan_counting_empty,

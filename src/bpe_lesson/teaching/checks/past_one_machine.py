@@ -9,9 +9,10 @@ step (``scale.dask_count.plan_tasks`` on the same bytes written to a file,
 ``scale.dask_count.merge_counts``, ``lm.dask_pack.shard_plan``), on hand-picked
 cases and then on generated ones aimed at where a wrong answer differs: blank
 lines, lines of spaces and tabs only, lines that start with a form feed, a
-carriage return or a multi-byte character, no final newline, a range size smaller
-than one line; counters that share keys; documents that fill a shard exactly,
-one id short or over, and empty documents at either end and side by side.
+vertical tab, a carriage return (alone or after spaces) or a multi-byte
+character, no final newline, a range size smaller than one line; counters that
+share keys; documents that fill a shard exactly, one id short or over, and empty
+documents at either end and side by side.
 
 What this module does not do: hold the solutions (the chapter does, folded away).
 """
@@ -65,7 +66,8 @@ def planned_ranges(folder: pathlib.Path):
 
 # lines where a cut rule can go wrong: blank, whitespace only, other whitespace first,
 # a multi-byte character first (with and without indentation), and ordinary code
-LINES = ["", "", " ", "  ", "\t", " \t ", "\x0c", "\x0cclass A:", "\r", "x = 1\r", "\x0b",
+LINES = ["", "", " ", "  ", "\t", " \t ", "\x0c", "\x0cclass A:", "\r", "x = 1\r", "\rb", " \r\tc",
+         "\x0b", "\x0bx", "\x1cx",
          "é = 1", "  中文", "😀", "\u00a0b", "\u3000x", "  é", "#", "//c", "}", "x = 1",
          "    return x", "\tpass", "def f():", "a", "ab"]
 
