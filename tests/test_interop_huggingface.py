@@ -251,3 +251,35 @@ def test_worked_examples_in_docstrings():
 
     result = doctest.testmod(huggingface, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_an_exported_folder_pads_a_batch_with_auto_tokenizer(tmp_path, prose_docs):
+    """transformers' AutoTokenizer reads the folder as it is: padding, batch_decode, the roles."""
+    import bpe_lesson
+    from transformers import AutoTokenizer
+
+    tok = bpe_lesson.train(prose_docs[:20], 400, pattern="gpt4", special_tokens=["<|endoftext|>", "<|pad|>"])
+    save_huggingface(tok, tmp_path)
+    hf = AutoTokenizer.from_pretrained(str(tmp_path))
+    assert (hf.eos_token, hf.pad_token) == ("<|endoftext|>", "<|pad|>")
+    assert hf.pad_token_id == tok.special_tokens["<|pad|>"]
+    texts = ["a short one", "a somewhat longer text, with more words in it"]
+    batch = hf(texts, padding=True)
+    lengths = [len(tok.encode(t)) for t in texts]
+    assert [len(ids) for ids in batch["input_ids"]] == [max(lengths)] * 2
+    assert batch["input_ids"][0][:lengths[0]] == tok.encode(texts[0])  # padded on the right, the ids ours
+    assert batch["attention_mask"][0] == [1] * lengths[0] + [0] * (max(lengths) - lengths[0])
+    assert hf.batch_decode(batch["input_ids"], skip_special_tokens=True) == texts
+
+
+def test_roles_default_and_can_be_named(tmp_path):
+    from bpe_lesson import Tokenizer
+    from bpe_lesson.interop.huggingface import special_roles
+
+    tok = Tokenizer([], special_tokens={"<|begin_of_text|>": 256, "<|eot_id|>": 257, "<|end_of_text|>": 258})
+    assert special_roles(tok) == {"eos_token": "<|end_of_text|>", "bos_token": "<|begin_of_text|>",
+                                  "pad_token": "<|end_of_text|>"}
+    assert special_roles(tok, eos_token="<|eot_id|>")["eos_token"] == "<|eot_id|>"
+    with pytest.raises(ValueError, match=r"pad_token='<pad>' is not a special token"):
+        save_huggingface(tok, tmp_path, pad_token="<pad>")
+    assert list(tmp_path.iterdir()) == []  # refused before anything is written

@@ -255,21 +255,67 @@ def to_huggingface(tok: Tokenizer):
     return HFTokenizer.from_str(json.dumps(huggingface_dict(tok), ensure_ascii=False))
 
 
-def save_huggingface(tok: Tokenizer, path) -> str:
+_DEFAULT_ROLES = {  # role -> special tokens that usually play it, first found wins
+    "eos_token": ("<|endoftext|>", "<|end_of_text|>", "<|im_end|>", "</s>", "<|eot_id|>"),
+    "bos_token": ("<|begin_of_text|>", "<s>", "<|startoftext|>"),
+    "pad_token": ("<|pad|>", "<pad>", "<|finetune_right_pad_id|>"),
+    "unk_token": ("<unk>", "<|unk|>"),
+}
+
+
+def special_roles(tok: Tokenizer, **given) -> dict:
+    """Which special token is EOS, BOS, PAD and UNK: the ones given, else the usual names.
+
+    PAD falls back to EOS (a common choice for byte-level models, which need no UNK).
+
+    >>> from bpe_lesson import Tokenizer
+    >>> special_roles(Tokenizer([], special_tokens={"<|endoftext|>": 256}))
+    {'eos_token': '<|endoftext|>', 'pad_token': '<|endoftext|>'}
+    """
+    roles = {}
+    for role, usual in _DEFAULT_ROLES.items():
+        name = given.get(role)
+        if name is None:
+            name = next((s for s in usual if s in tok.special_tokens), None)
+        elif name not in tok.special_tokens:
+            raise ValueError(f"{role}={name!r} is not a special token of this tokenizer; it has "
+                             f"{sorted(tok.special_tokens) or 'none'}")
+        if name is not None:
+            roles[role] = name
+    if "pad_token" not in roles and "eos_token" in roles:
+        roles["pad_token"] = roles["eos_token"]
+    return {role: roles[role] for role in _DEFAULT_ROLES if role in roles}
+
+
+def save_huggingface(tok: Tokenizer, path, eos_token=None, bos_token=None, pad_token=None, unk_token=None,
+                     model_max_length=None) -> str:
     """Write ``tok`` as a ``tokenizer.json`` (atomically) and return the path written.
 
-    ``path`` is the file, or an existing folder to write ``tokenizer.json`` into.
-    The text is loaded back with ``tokenizers`` before it is written, so a file
-    this writes always loads.
+    ``path`` is the file, or an existing folder to write ``tokenizer.json`` into;
+    into a folder go ``tokenizer_config.json`` and ``special_tokens_map.json`` too,
+    naming the EOS, BOS, PAD and UNK tokens (``special_roles``: the ones given,
+    else the usual names), so ``transformers.AutoTokenizer.from_pretrained(folder)``
+    pads a batch and decodes it as it is. The text is loaded back with
+    ``tokenizers`` before it is written, so a file this writes always loads.
     """
     from tokenizers import Tokenizer as HFTokenizer
 
     path = os.fspath(path)
-    if os.path.isdir(path):
+    folder = os.path.isdir(path)
+    if folder:
+        roles = special_roles(tok, eos_token=eos_token, bos_token=bos_token, pad_token=pad_token,
+                              unk_token=unk_token)
         path = os.path.join(path, "tokenizer.json")
     text = json.dumps(huggingface_dict(tok), ensure_ascii=False, indent=1)
     HFTokenizer.from_str(text)  # raises here, not in the reader's code later
     atomic_write(path, (text + "\n").encode("utf-8"))
+    if folder:
+        config = {"tokenizer_class": "PreTrainedTokenizerFast", "clean_up_tokenization_spaces": False,
+                  "model_max_length": model_max_length or int(1e30),  # transformers' own "no limit"
+                  **roles}
+        for name, content in (("tokenizer_config.json", config), ("special_tokens_map.json", roles)):
+            atomic_write(os.path.join(os.path.dirname(path), name),
+                         (json.dumps(content, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
     return path
 
 
@@ -403,5 +449,5 @@ def from_huggingface(source) -> Tokenizer:
     return Tokenizer(merges, pattern=pattern, special_tokens=specials, vocab=vocab, normalize=normalize)
 
 
-__all__ = ["to_huggingface", "save_huggingface", "from_huggingface", "bytes_to_unicode", "show_bytes",
+__all__ = ["to_huggingface", "save_huggingface", "from_huggingface", "special_roles", "bytes_to_unicode", "show_bytes",
            "to_oniguruma", "from_oniguruma", "huggingface_dict"]
