@@ -1,19 +1,29 @@
-"""Checks of the exercises in "Overlaps, ties and order": the whole rule, the reader's trainer
-with the skip, and whether a merge list is realised.
+"""Checks of the exercises in "Overlaps, ties and order": the gain of a merge, the whole rule,
+the reader's trainer with the skip, and whether a merge list is realised.
+
+Each check is differential (``compare``): the reader's function against the package's
+(``textbook.train_merges``) or against a reference written here, small and anchored by
+the chapter's hand-checked cases (``rule_pick`` is the rule inside
+``textbook.train_merges``; ``realised`` is the definition, replayed). The generated
+cases aim where wrong answers differ: counts at 1, 2 and 3, ties in a random dict
+order, pairs whose bytes already are a token, merge lists written by hand (bc, ab,
+ab + c) that are not realised, and runs such as ``aaaa``.
 
 What this module does not do: hold the solutions (the chapter does, folded away).
 """
 
 from __future__ import annotations
 
+import functools
+
 from ... import textbook
 from ...chunks import count_chunks, to_byte_counts
 from ...patterns import GPT4_PATTERN
 from ...ranks import vocab_from_merges
-from ...trainer import train as package_train
+from ...trainer import train as full_train
 from .. import samples
-from . import check
-from ._calls import call
+from . import Generated, _calls, _gen, check, compare
+from .encoding_and_decoding import merges_shown
 
 HAND = [((98, 99), 256), ((97, 98), 257), ((257, 99), 258)]  # bc, ab, then abc = ab + c
 SP, T, H, E = (ord(ch) for ch in " the")
@@ -21,26 +31,165 @@ THE = [((SP, T), 256), ((H, E), 257), ((T, 257), 258), ((SP, 258), 259)]  # " t"
 TOPICS = ("if", "while", "for", "try", "assignment")
 
 
+@functools.lru_cache(maxsize=1)
 def _prose():
     return "\n".join(samples.prose_topics()[t] for t in TOPICS)
 
 
+@functools.lru_cache(maxsize=1)
+def _prose_chunks():
+    """The prose's GPT-4 chunks: bytes -> count."""
+    return to_byte_counts(count_chunks([_prose()], GPT4_PATTERN))
+
+
+@functools.lru_cache(maxsize=1)
+def _prose_merges():
+    """80 merges the package trains on the prose."""
+    return full_train(_prose(), vocab_size=256 + 80, pattern="gpt4").merges
+
+
+def _short(value, width: int = 34) -> str:
+    r = repr(value)
+    return r if len(r) <= width else r[:width - 4] + " ..."
+
+
+def _random_merges(rng, letters=b"abc", n_max=5):
+    """A merge list written as by hand: each merge joins two tokens made before it."""
+    ids, made, merges = list(letters), set(), []
+    vocab = vocab_from_merges()
+    for _ in range(rng.randint(0, n_max)):
+        pair = (rng.choice(ids), rng.choice(ids))
+        b = vocab[pair[0]] + vocab[pair[1]]
+        if b in made or len(b) > 5:
+            continue
+        new_id = 256 + len(merges)
+        merges.append((pair, new_id))
+        vocab[new_id] = b
+        made.add(b)
+        ids.append(new_id)
+    return merges
+
+
+def _chunk(rng, letters="abc", n_max=7) -> bytes:
+    """A short chunk over a few letters: runs and repeats come often."""
+    pieces = list(letters) + ["ab", "bc", "abc", "aa", "aaa"]
+    return "".join(rng.choice(pieces) for _ in range(rng.randint(1, n_max))).encode()
+
+
+# ---------------------------------------------------------------- ex-overlaps-gain
+
+def count_and_gain(words, pair) -> tuple[int, int]:
+    """(f, g): the count of ``pair`` in ``words`` (tuple of ids -> count), overlaps counted, and the
+    tokens its merge removes.
+
+    >>> count_and_gain({(97, 97, 97, 97): 2}, (97, 97)), count_and_gain({(97, 98, 97, 98): 3}, (97, 98))
+    ((6, 4), (6, 6))
+    """
+    f = textbook.count_pairs(words).get(tuple(pair), 0)
+    g = sum(c * (len(w) - len(textbook.merge(list(w), tuple(pair), 256))) for w, c in words.items())
+    return f, g
+
+
+def _gain_cases(label):
+    a, b = ord("a"), ord("b")
+    yield from [({(a, a): 1}, (a, a)), ({(a, a, a): 1}, (a, a)), ({(a, a, a, a): 2}, (a, a)),
+                ({(a, a, a, a, a): 1}, (a, a)), ({(a, b, a, b): 3, (99, a, b): 2}, (a, b)),
+                ({(a, a, b, a, a): 2}, (a, a)), ({(a, a, a): 3, (b, a, a, a, b): 2}, (a, a)),
+                ({}, (a, a)), ({(a,): 5}, (a, a)), ({(b, b, b): 4}, (a, a)), ({(a,): 1, (a, b): 1}, (a, a))]
+    rng = _gen.rng_for(label)
+    for _ in range(200):
+        words = {}
+        for _ in range(rng.randint(0, 4)):
+            w = tuple(_gen.ids(rng, 12 if rng.random() > 0.05 else 40, alphabet=rng.choice([1, 2, 3])))
+            words[w] = rng.choice([1, 1, 2, 3, 5])
+        pair = rng.choice([(97, 97), (97, 97), (97, 98), (98, 97), (98, 98)])
+        yield Generated(words, pair)
+
+
+def _words_shown(args) -> str:
+    words, pair = args
+    shown = {bytes(w).decode("latin-1"): c for w, c in words.items()}
+    return f"{_short(shown, 46)}, {pair}"
+
+
+def _gain_hint(args, want, got):
+    if isinstance(got, tuple) and len(got) == 2 and got[0] != want[0]:
+        return "count overlapping occurrences too, times the word's count"
+    if args[1][0] == args[1][1]:
+        return "a run of l copies holds l - 1 pairs and gains l // 2"
+    return "two different tokens: every occurrence is replaced"
+
+
+@check("ex-overlaps-gain")
+def _gain(f_and_g):
+    compare(f_and_g, count_and_gain, _gain_cases("ex-overlaps-gain"), kind=tuple, show=_words_shown,
+            hint=_gain_hint)
+
+
+# ---------------------------------------------------------------- ex-overlaps-rule
+
+def rule_pick(counts, vocab):
+    """The pair ``textbook.train_merges`` merges next, or None: the highest count, ties to the
+    smallest pair, pairs whose bytes already are a token skipped, and a stop below 2.
+
+    >>> rule_pick({(99, 98): 8, (98, 98): 8, (98, 99): 4}, vocab_from_merges())
+    (98, 98)
+    >>> rule_pick({(97, 256): 5, (120, 121): 3}, vocab_from_merges(HAND))   # a + bc spells abc
+    (120, 121)
+    """
+    known = set(vocab.values())
+    candidates = {p: c for p, c in counts.items() if vocab[p[0]] + vocab[p[1]] not in known}
+    if not candidates or max(candidates.values()) < 2:
+        return None
+    top = max(candidates.values())
+    return min(p for p, c in candidates.items() if c == top)
+
+
+def _rule_cases(label):
+    base, hand = vocab_from_merges(), vocab_from_merges(HAND)
+    words = {tuple(w): c for w, c in _prose_chunks().items()}
+    yield from [({(99, 98): 8, (98, 98): 8, (98, 99): 4}, base), ({(98, 98): 8, (99, 98): 8}, base),
+                ({(97, 98): 1}, base), ({}, base), ({(97, 98): 2}, base), ({(97, 98): 3, (98, 97): 3}, base),
+                ({(97, 256): 5, (120, 121): 3}, hand), ({(97, 256): 5, (120, 121): 1}, hand),
+                ({(257, 99): 4, (97, 256): 4, (256, 97): 2}, hand), (dict(textbook.count_pairs(words)), base)]
+    rng = _gen.rng_for(label)
+    for _ in range(200):
+        merges = _random_merges(rng)
+        vocab = vocab_from_merges(merges)
+        ids = [97, 98, 99] + [i for _, i in merges]
+        counts = {}
+        for _ in range(rng.randint(0, 6)):
+            counts[(rng.choice(ids), rng.choice(ids))] = rng.choice([1, 1, 2, 2, 2, 3, 3, 4])
+        yield Generated(counts, vocab)
+
+
+def _shrink_counts(args):
+    counts, vocab = args
+    for p in counts:
+        yield {q: c for q, c in counts.items() if q != p}, vocab
+
+
+def _counts_shown(args) -> str:
+    counts, vocab = args
+    made = {i: vocab[i] for i in vocab if i >= 256}
+    named = ", ".join(f"{i}={b.decode('latin-1')}" for i, b in made.items())
+    return f"{_short(counts, 34)}, vocab{' ' + named[:24] if named else ''}"
+
+
 @check("ex-overlaps-rule")
 def _pick(pick):
-    base = vocab_from_merges()
-    got = call(pick, {(99, 98): 8, (98, 98): 8, (98, 99): 4}, base)
-    assert got == (98, 98), f"a tie between (99, 98) and (98, 98) at count 8 goes to the smaller pair, not {got}"
-    got = call(pick, {(98, 98): 8, (99, 98): 8}, base)
-    assert got == (98, 98), "the tie rule must not depend on the order of the dict"
-    assert call(pick, {(97, 98): 1}, base) is None, "a best count below 2 means stop: return None"
-    assert call(pick, {}, base) is None, "no pairs at all: return None"
-    hand = vocab_from_merges(HAND)
-    got = call(pick, {(97, 256): 5, (120, 121): 3}, hand)
-    assert got == (120, 121), f"(a, bc) spells 'abc', already a token: skip it; you returned {got}"
-    assert call(pick, {(97, 256): 5, (120, 121): 1}, hand) is None, "after the skip the best count is 1: stop"
-    words = {tuple(w): c for w, c in to_byte_counts(count_chunks([_prose()], GPT4_PATTERN)).items()}
-    want = textbook.train_merges(to_byte_counts(count_chunks([_prose()], GPT4_PATTERN)), 1)[0][0]
-    assert call(pick, textbook.count_pairs(words), base) == want, "on the prose, pick differs from the first merge"
+    compare(pick, rule_pick, _rule_cases("ex-overlaps-rule"), kind=(tuple, type(None)),
+            shrink=_shrink_counts, show=_counts_shown,
+            hint=lambda args, want, got: "skip pairs that spell a token; stop below 2; "
+                                         "ties: the smallest pair")
+
+
+# ---------------------------------------------------------------- ex-overlaps-train
+
+def package_train(text, vocab_size, base_merges=()):
+    """The package's new merges: ``textbook.train_merges`` on GPT-4's chunks of ``text``."""
+    counts = to_byte_counts(count_chunks([text], GPT4_PATTERN))
+    return textbook.train_merges(counts, vocab_size - 256 - len(base_merges), base_merges=list(base_merges))
 
 
 def _as_merges(result):
@@ -52,39 +201,116 @@ def _as_merges(result):
     return [(tuple(pair), int(new_id)) for pair, new_id in result]
 
 
+def _same_merges(want, got) -> bool:
+    return _as_merges(got) == want
+
+
+def _train_text(rng) -> str:
+    """Text where the skip, the ties and the stop at 2 all come up."""
+    if rng.random() < 0.3:
+        return _gen.text(rng, 40)
+    pool = ["abc", " abc", "ab", "bc", "xy", " the", " then", "the", " t", "he", "aaaa", "abab", " ", "\n", "é"]
+    return "".join(rng.choice(pool) for _ in range(rng.randint(0, 10)))
+
+
+def _train_cases(label):
+    prose = _prose()
+    yield from [("abc abc abc", 262), ("abc abc xy xy xy", 262, HAND), ("aaabdaaabac", 259), ("", 300),
+                ("ab ab", 256), ("ab ab", 257), (" the the then", 266, THE), ("abcabc abcabc", 270, HAND),
+                ("the cat sat", 300, ())]
+    rng = _gen.rng_for(label)
+    for _ in range(200):
+        text = _train_text(rng)
+        r = rng.random()
+        base = () if r < 0.3 else HAND if r < 0.55 else THE if r < 0.7 else _random_merges(rng, b"abc ")
+        yield Generated(text, 256 + len(base) + rng.randint(0, 10), base)
+    yield prose, 256 + 20  # last: five topics of real prose, from bytes and after the " the" merges
+    yield prose, 256 + len(THE) + 15, THE
+
+
+def _shrink_train(args):
+    text, size, *base = args
+    for smaller in _calls._smaller(text):
+        yield (smaller, size, *base)
+    if base and base[0]:
+        yield text, size - 1, list(base[0])[:-1]
+
+
+def _train_shown(args) -> str:
+    text, size, *base = args
+    more = f", {merges_shown(base[0])}" if base else ""
+    return f"{_short(text)}, {size}{more}"
+
+
 @check("ex-overlaps-train")
 def _train(train):
-    text = _prose()
-    want = package_train(text, vocab_size=256 + 50, pattern="gpt4", algorithm="textbook").merges
-    got = _as_merges(call(train, text, 256 + 50))
-    assert got == want, "from bytes, the first 50 merges on the prose differ from the package's"
-    chunk_counts = to_byte_counts(count_chunks([text], GPT4_PATTERN))
-    want = textbook.train_merges(chunk_counts, 30, base_merges=THE)
-    got = _as_merges(call(train, text, 256 + len(THE) + 30, THE))
-    assert (256, 257) not in dict(got), ("after the hand-written ' the' merges, (' t', 'he') spells ' the', "
-                                         "a token already: the rule skips it")
-    assert got[:1] == want[:1], (f"continuing from the ' the' merges, the first merge is {got[:1]}, should be "
-                                 f"{want[:1]} (apply the base merges to every chunk first; new ids start at 260)")
-    assert got == want, "continuing from the ' the' merges, the 30 merges differ from the package's"
+    compare(train, package_train, _train_cases("ex-overlaps-train"), kind=list, equal=_same_merges,
+            shrink=_shrink_train, show=_train_shown,
+            hint=lambda args, want, got: "apply the base merges first; new ids follow "
+                                         "theirs; then pick's rule")
+
+
+# ---------------------------------------------------------------- ex-overlaps-realised
+
+def realised(merges, chunks) -> bool:
+    """Is the merge list realised on ``chunks`` (a list of bytes)? Replay it on them, merge after
+    merge; every merge must replace at least one occurrence.
+
+    >>> realised(HAND, [b"abc"]), realised([((97, 98), 256), ((256, 99), 257)], [b"abc"])
+    (False, True)
+    """
+    words = [list(c) for c in chunks]
+    for pair, new_id in merges:
+        merged = [textbook.merge(w, tuple(pair), new_id) for w in words]
+        if all(len(m) == len(w) for m, w in zip(merged, words)):
+            return False
+        words = merged
+    return True
+
+
+def _realised_cases(label):
+    merges, chunks = _prose_merges(), list(_prose_chunks())
+    yield from [([((97, 97), 256)], [b"aaa"]), ([((97, 97), 256), ((256, 97), 257)], [b"aaa"]),
+                (HAND, [b"abc"]), (HAND, [b"abc", b"ab", b"bc"]), (HAND, [b"bcx", b"abd", b"abc"]),
+                ([((97, 98), 256), ((256, 99), 257)], [b"abc"]), ([((97, 98), 256), ((98, 99), 257)], [b"abc"]),
+                ([], []), ([], [b"abc"]), ([((97, 98), 256)], []), ([((97, 97), 256), ((256, 256), 257)], [b"aaa"])]
+    rng = _gen.rng_for(label)
+    for _ in range(200):
+        chunks_ = [_chunk(rng) for _ in range(rng.randint(1, 4))]
+        r = rng.random()
+        if r < 0.45:  # trained on these chunks (realised), sometimes one merge more by hand
+            counts = {}
+            for c in chunks_:
+                counts[c] = counts.get(c, 0) + rng.choice([1, 2])
+            m = textbook.train_merges(counts, rng.randint(1, 6))
+            if r < 0.15:
+                m = m + _random_merges(rng)[:1]
+                m[-1] = (m[-1][0], 256 + len(m) - 1)
+        elif r < 0.65:  # trained on other chunks
+            m = textbook.train_merges({_chunk(rng): 2 for _ in range(3)}, rng.randint(1, 5))
+        else:
+            m = _random_merges(rng, n_max=4)
+        yield Generated(m, chunks_)
+    yield merges, chunks  # last: 80 merges the package trained on real prose, and its chunks
+    yield merges, chunks[:50]
+
+
+def _realised_shown(args) -> str:
+    merges, chunks = args
+    return f"{merges_shown(merges)[:36]}, {_short(chunks, 30)}"
+
+
+def _shrink_realised(args):
+    merges, chunks = args
+    for smaller in _calls._smaller(chunks):
+        yield merges, smaller
+    if merges:
+        yield merges[:-1], chunks
 
 
 @check("ex-overlaps-realised")
 def _realised(is_realised):
-    def ask(merges, chunks):
-        got = call(is_realised, merges, chunks)
-        assert isinstance(got, bool), f"is_realised should return True or False, not {got!r}"
-        return got
-
-    assert ask([((97, 97), 256)], [b"aaa"]) is True
-    assert ask([((97, 97), 256), ((256, 97), 257)], [b"aaa"]) is True, "a|aa -> aa|a -> aaa: both merges replace"
-    assert ask(HAND, [b"abc"]) is False, ("replayed on 'abc', bc goes first and leaves a|bc: the merges ab "
-                                          "and ab + c never replace anything, although the bytes 'abc' are there")
-    assert ask(HAND, [b"abc", b"ab", b"bc"]) is False, "ab replaces in 'ab', but (ab, c) still never does"
-    assert ask(HAND, [b"bcx", b"abd", b"abc"]) is False
-    assert ask([((97, 98), 256), ((256, 99), 257)], [b"abc"]) is True
-    assert ask([((97, 98), 256), ((98, 99), 257)], [b"abc"]) is False, "after ab, 'abc' holds no (b, c)"
-    text = _prose()
-    merges = package_train(text, vocab_size=256 + 80, pattern="gpt4").merges
-    chunks = list(to_byte_counts(count_chunks([text], GPT4_PATTERN)))
-    assert ask(merges, chunks) is True, "every list the trainer makes is realised on its own corpus"
-    assert ask(merges, chunks[:50]) is False, "50 chunks cannot realise all 80 merges"
+    compare(is_realised, realised, _realised_cases("ex-overlaps-realised"), kind=bool,
+            shrink=_shrink_realised, show=_realised_shown,
+            hint=lambda args, want, got: "replay in order; each merge must replace "
+                                         "something, somewhere")
