@@ -1,19 +1,33 @@
 """Checks of the exercises in "The merge rule, derived": count pairs, merge, the saving of a
-merge, the reader's own trainer, and the smallest text where count and saving disagree.
+merge, the reader's own trainer, and the pair the saving rule would merge.
+
+Every check is differential (``compare``), hand-picked cases first, then generated ones:
+
+* ``ex-merge-pairs``, ``ex-merge-merge``: against ``textbook.count_pairs`` and
+  ``textbook.merge`` on id lists with runs (``aaaa``), alternations and ties.
+* ``ex-merge-saving``: against the length ``textbook.merge`` takes off, on runs of
+  every parity broken and rejoined, and on pairs that do not occur.
+* ``ex-merge-train``: against ``bpe_lesson.train(..., algorithm="textbook")`` on small
+  texts of repeated words, runs, multi-byte characters and blank lines, with vocabulary
+  sizes at, one below and one above the point where the package stops (so the last
+  merge's count and the stop at a best count of 1 are both reached), and with ties.
+* ``ex-merge-smallest``: against the saving rule of ``teaching.replay``, on small
+  corpora of weighted chunks where the count winner (a, a) saves less than another pair.
 
 What this module does not do: hold the solutions (the chapter does, folded away).
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
 
 from ... import textbook
 from ...trainer import train as package_train
 from .. import samples
+from ..replay import replay
 from . import Generated, _gen, call, check, compare
+from ._calls import _shrink_args
 
-TOPICS = ("if", "while", "for", "try")  # the prose the trainer exercise is graded on
 TOY = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 
 
@@ -31,7 +45,7 @@ def _pairs(pair_counts):
     compare(pair_counts, lambda ids: dict(textbook.count_pairs({tuple(ids): 1})), _pair_cases("ex-merge-pairs"),
             kind=dict, equal=lambda want, got: dict(got) == want,
             hint=lambda args, want, got: "overlapping occurrences count: [97, 97, 97] holds (97, 97) twice"
-            if any(a == b for a, b in want) else None)
+            if isinstance(got, dict) and any(a == b for a, b in want) else None)
 
 
 def _merge_cases(label):
@@ -48,38 +62,141 @@ def _merge_cases(label):
 @check("ex-merge-merge")
 def _merge(merge_pair):
     compare(merge_pair, textbook.merge, _merge_cases("ex-merge-merge"), kind=list,
-            hint=lambda args, want, got: "scan left to right; a merged pair uses up both ids")
+            hint=lambda args, want, got: "scan left to right; a merged pair uses up both ids"
+            if isinstance(got, list) else None)
     ids = list(b"aaabdaaabac")  # minbpe's hand-checked case, with the chapter's rule picking each pair
     for idx in (256, 257, 258):
         ids = call(merge_pair, ids, count_pick(ids), idx)
     assert ids == [258, 100, 258, 97, 99], f"three merges of 'aaabdaaabac' gave {ids}, not [258, 100, 258, 97, 99]"
 
 
+def _saving_cases(label):
+    """Runs of (a, a) of every length, broken and rejoined; pairs that occur once or not at all."""
+    doc = list(samples.prose_topics()["if"].encode())
+    hand = [(b"aaaa", b"aa"), (b"aaa", b"aa"), (b"aaabdaaabac", b"ab"), (b"", b"ab"), (b"a", b"aa"),
+            (b"abab", b"ab"), (b"abab", b"ba"), (b"aabaa", b"aa"), (b"aaaaa", b"aa"), (b"abc", b"cd")]
+    yield from ((list(t), tuple(p)) for t, p in hand)
+    yield from ((doc, p) for p in [(32, 32), (101, 32), (10, 10)])
+    rng = _gen.rng_for(label)
+    for _ in range(220):
+        ids = _gen.ids(rng, 16, alphabet=rng.choice([1, 2, 3]))
+        pairs = list(zip(ids, ids[1:]))
+        r = rng.random()
+        if r < 0.5 and ids:  # a token with itself: the pair that can overlap
+            t = rng.choice(ids)
+            pair = (t, t)
+        elif r < 0.9 and pairs:
+            pair = rng.choice(pairs)
+        else:  # a pair that may not occur at all
+            pair = (97 + rng.randrange(3), 97 + rng.randrange(3))
+        yield Generated(ids, pair)
+
+
+def _saving_hint(args, want, got):
+    ids, pair = args
+    if not isinstance(got, int):
+        return None
+    if got == sum(p == tuple(pair) for p in zip(ids, ids[1:])) != want:
+        return "that is the count: overlapping occurrences share a token"
+    return "scan from the left; after a match skip both ids of the pair"
+
+
 @check("ex-merge-saving")
 def _saving(merge_saving):
-    for text, pair, want in [(b"aaaa", b"aa", 2), (b"aaa", b"aa", 1), (b"aaabdaaabac", b"ab", 2), (b"", b"ab", 0)]:
-        got = call(merge_saving, list(text), tuple(pair))
-        assert got == want, f"merge_saving({text!r}, {pair!r}) = {got}, should be {want}"
-    doc = list(samples.prose_topics()["if"].encode())
-    for pair in textbook.count_pairs({tuple(doc): 1}):
-        want = len(doc) - len(textbook.merge(doc, pair, 256))
-        assert call(merge_saving, doc, pair) == want, f"the saving of {bytes(pair)!r} on the 'if' topic is {want}"
+    compare(merge_saving, lambda ids, pair: len(ids) - len(textbook.merge(ids, pair, -1)),
+            _saving_cases("ex-merge-saving"), kind=int, hint=_saving_hint)
+
+
+@functools.lru_cache(maxsize=4096)
+def _all_merges(text: str) -> tuple:
+    """Every merge the package's textbook trainer makes on ``text`` before it stops by itself.
+
+    Each merge shortens the text by at least one token, so ``len(bytes)`` merges are
+    more than it can make: the run ends where no pair occurs twice.
+    """
+    size = 257 + len(text.encode("utf-8"))
+    # backend="python": the same merges (the textbook trainer has one implementation); the
+    # Tokenizer it returns skips building a compiled encoder, a few ms per call we never use
+    return tuple(package_train(text, vocab_size=size, pattern="gpt4", algorithm="textbook",
+                               backend="python").merges)
+
+
+def train_reference(text: str, vocab_size: int) -> list:
+    """The package's merges for ``vocab_size`` ids: the first ``vocab_size - 256`` of its run.
+
+    (Training with a smaller budget makes the same merges and stops sooner: the
+    textbook loop picks each merge from the corpus as the merges before left it.)
+
+    >>> train_reference("abab abab", 300) == package_train("abab abab", 300, algorithm="textbook").merges
+    True
+    """
+    return list(_all_merges(text)[:max(0, vocab_size - 256)])
+
+
+def _train_text(rng) -> str:
+    """A small text: a few words repeated (counts of 1, 2, 3 and ties), or runs, or lines."""
+    r = rng.random()
+    if r < 0.45:
+        pool = [_gen.text(rng, 5, long=0).strip() or "ab" for _ in range(rng.randint(1, 4))]
+        return " ".join(rng.choice(pool) for _ in range(rng.randint(1, 9)))
+    if r < 0.7:
+        return _gen.text(rng, 40, long=0.02)
+    if r < 0.85:
+        return _gen.lines(rng, 5)
+    return " ".join(rng.choice("ab") * rng.randint(1, 7) for _ in range(rng.randint(1, 6)))
+
+
+def _train_cases(label):
+    """Hand-picked texts, then 220 generated ones with budgets around the package's stop."""
+    topic = samples.prose_topics()["if"]
+    yield from [(TOY, 256 + 5), (TOY, 256 + 40), ("the cat sat", 300), ("", 300), ("aaabdaaabac", 259),
+                ("abab", 256), ("abab", 257), ("abab", 258), ("aaaa aaaa", 260), ("ab ab ab", 270),
+                (topic, 256 + 30)]
+    rng = _gen.rng_for(label)
+    for _ in range(220):
+        text = _train_text(rng)
+        made = len(_all_merges(text))  # the merges the package makes before it stops
+        extra = rng.choice([0, 1, made - 1, made, made, made + 1, made + 1, made + 4,
+                            rng.randint(0, made + 1)])
+        yield Generated(text, 256 + max(0, extra))
 
 
 def _as_merges(result):
     return [(tuple(pair), int(new_id)) for pair, new_id in result]
 
 
+def _train_shrink(args):
+    """A shorter text with the same budget, then the same text with a smaller budget."""
+    text, size = args
+    for smaller in _shrink_args((text,)):
+        yield smaller[0], size
+    for k in range(256, size):
+        yield text, k
+
+
+def _merges(n: int) -> str:
+    return f"{n} merge" + ("" if n == 1 else "s")
+
+
+def _train_hint(args, want, got):
+    if not isinstance(got, list):
+        return None
+    try:
+        got = _as_merges(got)
+    except (TypeError, ValueError):
+        return "return a list of ((left, right), new_id)"
+    for k, (w, g) in enumerate(zip(want, got), 1):
+        if w != g:
+            return f"merge {k} differs: the highest count wins, ties to the smallest pair"
+    if len(got) < len(want):
+        return f"you stop after {_merges(len(got))}: go on while a pair occurs at least twice"
+    return f"stop at vocab_size, or when no pair occurs twice: {_merges(len(want))} here"
+
+
 @check("ex-merge-train")
 def _train(train):
-    for text, size in [(TOY, 256 + 5), (TOY, 256 + 40), ("the cat sat", 300),
-                       ("\n".join(samples.prose_topics()[t] for t in TOPICS), 256 + 60)]:
-        want = package_train(text, vocab_size=size, pattern="gpt4", algorithm="textbook").merges
-        got = _as_merges(call(train, text, size))
-        assert len(got) == len(want), (f"train(..., {size}) made {len(got)} merges, the package {len(want)} "
-                                       f"(stop at the vocabulary size, or when no pair occurs twice)")
-        for k, (g, w) in enumerate(zip(got, want), 1):
-            assert g == w, f"merge {k} is {g}, the package's is {w} (highest count, ties to the smallest pair)"
+    compare(train, train_reference, _train_cases("ex-merge-train"), kind=list,
+            equal=lambda want, got: _as_merges(got) == want, shrink=_train_shrink, hint=_train_hint)
 
 
 def count_pick(ids):
@@ -89,34 +206,105 @@ def count_pick(ids):
     return min(p for p, c in counts.items() if c == top)
 
 
-def gains(ids):
-    """pair -> the tokens its merge removes from ``ids``."""
-    return {p: len(ids) - len(textbook.merge(ids, p, 256)) for p in textbook.count_pairs({tuple(ids): 1})}
+def saving_winner(words):
+    """The pair the saving rule merges first in ``words`` (chunk as ids -> count), or None.
 
+    The pair whose merge removes the most tokens, the smallest pair on a tie, as
+    ``replay`` records it beside the count rule's merge. In "aaabab" (a, a) and (a, b)
+    both occur twice; merging (a, a) removes one token, (a, b) two.
 
-def disagree(text: str) -> bool:
-    """True when the count rule's pick removes fewer tokens than some other pair's merge would.
-
-    In "aaabab", (a, a) and (a, b) both occur twice; the tie goes to (a, a), which
-    removes one token, while (a, b) would remove two. In "aaab" (a, a) wins outright.
-
-    >>> disagree("aaabab"), disagree("aaab")
-    (True, False)
+    >>> saving_winner({tuple(b"aaabab"): 1}), saving_winner({tuple(b"aaab"): 2, tuple(b"ab"): 1})
+    ((97, 98), (97, 98))
+    >>> saving_winner({tuple(b"aaaa"): 1}), saving_winner({(97,): 3})
+    ((97, 97), None)
     """
-    ids = list(text.encode("utf-8"))
-    if len(ids) < 2:
-        return False
-    g = gains(ids)
-    return g[count_pick(ids)] < max(g.values())
+    counts = textbook.count_pairs(words)
+    if not counts:
+        return None
+    top = max(counts.values())
+    first = min(p for p, c in counts.items() if c == top)  # the count rule's merge, for replay
+    steps, _, _ = replay({bytes(w): c for w, c in words.items()}, [(first, 256)])
+    return steps[0].saving_pair
+
+
+def _chunk(rng, alphabet: int) -> tuple:
+    """Ids over a few letters, or runs (aaaa) beside alternations (abab): where the rules part."""
+    if rng.random() < 0.5:
+        return tuple(_gen.ids(rng, 10, alphabet=alphabet))
+    pieces = [rng.choice("ab") * rng.randint(2, 5), "ab" * rng.randint(1, 3), "ba", "c"]
+    return tuple("".join(rng.choice(pieces) for _ in range(rng.randint(1, 3))).encode())
+
+
+def _parting(rng) -> dict:
+    """A run of n x's (count n - 1, saving n // 2) against a pair y z seen about as often."""
+    x, y, z = (ord(c) for c in rng.sample("abcd", 3))
+    n = rng.randint(3, 8)
+    k = rng.randint(n // 2, n)  # y z's count: at, below or above the run's saving and count
+    words = {(x,) * n: 1}
+    if rng.random() < 0.4:  # or two runs in one chunk: its saving is not half its count
+        words = {(x,) * n + (y,) + (x,) * rng.randint(2, 5): 1}
+    split = rng.randint(0, k)  # part of them in one chunk, the rest in a chunk counted k - split times
+    if split:
+        words[(y, z) * split] = 1
+    if k - split:
+        words[(y, z)] = k - split
+    return words
+
+
+def _corpus(rng) -> dict:
+    """1 to 4 distinct chunks, each with a count of 1 to 3; a third of them built to part the rules."""
+    if rng.random() < 0.35:
+        return _parting(rng)
+    words = {}
+    alphabet = rng.choice([2, 2, 3])
+    for _ in range(rng.randint(1, 4)):
+        w = _chunk(rng, alphabet)
+        words[w] = words.get(w, 0) + rng.choice([1, 1, 2, 3])
+    return words
+
+
+def _smallest_cases(label):
+    hand = [{b"aaabab": 1}, {b"aaab": 2, b"ab": 1}, {}, {b"a": 3}, {b"aaaa": 1}, {b"aaa": 1},
+            {b"abab": 1}, {b"aa": 1, b"bb": 1}, {b"aaaab": 1, b"ab": 1}, {b"aaa": 1, b"bc": 2},
+            {TOY.encode(): 1}]
+    yield from (({tuple(w): c for w, c in h.items()},) for h in hand)
+    rng = _gen.rng_for(label)
+    for _ in range(220):
+        yield Generated(_corpus(rng))
+
+
+def _smallest_show(args):
+    (words,) = args
+    return "{" + ", ".join(f"{bytes(w)!r}: {c}" for w, c in words.items()) + "}"
+
+
+def _corpus_shrink(args):
+    """Smaller corpora: a chunk fewer, a chunk one id shorter, a count one lower."""
+    (words,) = args
+    for w in words:
+        yield {v: c for v, c in words.items() if v != w},
+    for w, c in words.items():
+        for i in range(len(w)):
+            smaller = {v: n for v, n in words.items() if v != w}
+            v = w[:i] + w[i + 1:]
+            smaller[v] = smaller.get(v, 0) + c
+            yield smaller,
+    for w, c in words.items():
+        if c > 1:
+            yield {**words, w: c - 1},
+
+
+def _smallest_hint(args, want, got):
+    (words,) = args
+    counts = textbook.count_pairs(words)
+    if not isinstance(got, (tuple, type(None))):
+        return None
+    if counts and got == min(p for p, c in counts.items() if c == max(counts.values())):
+        return "that is the count rule's pick: rank by the tokens a merge removes"
+    return "tokens removed, times each chunk's count; ties to the smallest pair"
 
 
 @check("ex-merge-smallest")
-def _smallest(text):
-    assert isinstance(text, str), f"give the text as a str, not a {type(text).__name__}"
-    assert disagree(text), (f"on {text!r} the count rule's pick {bytes(count_pick(list(text.encode())))!r} "
-                            f"removes as many tokens as any pair: the rules agree")
-    n = len(text.encode("utf-8"))
-    for k in range(2, n):  # every shorter text over as many letters as it has bytes
-        for letters in itertools.product("abcdefgh"[:k], repeat=k):
-            shorter = "".join(letters)
-            assert not disagree(shorter), f"{shorter!r} is shorter ({k} bytes) and the rules disagree on it"
+def _smallest(saving_pick):
+    compare(saving_pick, saving_winner, _smallest_cases("ex-merge-smallest"),
+            kind=(tuple, type(None)), show=_smallest_show, shrink=_corpus_shrink, hint=_smallest_hint)
