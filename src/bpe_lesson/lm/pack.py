@@ -51,6 +51,9 @@ import numpy as np
 from .._backend import workers
 from .._dask import dask_client
 from .._files import atomic_write
+from ..interop.pretrained import ALIASES, from_pretrained
+from ..interop.pretrained import NAMES as PRETRAINED_NAMES
+from ..tokenizer import Tokenizer
 from .dask_pack import write_shards_on_dask
 from .shards import (DEFAULT_EOS, FORMAT, MANIFEST, STATE, VERSION, dtype_for, embedding_rows, load_tokenizer,
                      sha256_file, shard_name, special_id, tokenizer_fingerprint)
@@ -340,7 +343,10 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     """Encode the documents of ``sources`` into shards in ``out_dir``; return the manifest.
 
     ``tokenizer``: the path of a JSON or ``.tiktoken`` tokenizer file (its sha256
-    goes into the manifest). ``processes``: how many workers encode (threads of
+    goes into the manifest), a ``Tokenizer``, or a model vocabulary's name
+    (``"cl100k_base"``, ``"llama3"``, ... as ``from_pretrained`` takes); the last two
+    are first written into ``out_dir`` as ``tokenizer.tiktoken`` (+ its sidecar), so
+    the folder carries the tokenizer its ids need. ``processes``: how many workers encode (threads of
     this process with the compiled encoder, worker processes with the Python
     backend); ``None``: all cores when the input is large, one otherwise. A run
     over a folder that holds ``pack_state.json`` with the same settings resumes
@@ -355,28 +361,48 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     if isinstance(shard_tokens, bool) or not isinstance(shard_tokens, int) or shard_tokens < 2:
         raise ValueError(f"shard_tokens must be an int >= 2 (a document needs at least one id and its EOS), "
                          f"got {shard_tokens!r}")
-    tok_path = os.fspath(tokenizer)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueError(f"--out {out_dir} is a file; name a folder for the shards (it is created if missing)")
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"--out {out_dir}: cannot create the folder ({e.strerror or e})") from None
+    with folder_lock(out_dir):  # taken first: a tokenizer given by name or object is written into the folder
+        tok_path = tokenizer_file(tokenizer, out_dir)
+        return _pack_here(sources, tok_path, out_dir, shard_tokens, eos, pad, text_field, processes, overwrite,
+                          progress, engine, scheduler)
+
+
+def tokenizer_file(tokenizer, out_dir) -> str:
+    """The tokenizer file a pack reads: a path as given; a ``Tokenizer``, or the name of a model
+    vocabulary that is not a file here, is written into ``out_dir`` as ``tokenizer.tiktoken``."""
+    if not isinstance(tokenizer, Tokenizer):
+        path = os.fspath(tokenizer)
+        if os.path.exists(path) or (path not in PRETRAINED_NAMES and path not in ALIASES):
+            return path
+        tokenizer = from_pretrained(path)
+    path = os.path.join(out_dir, "tokenizer.tiktoken")
+    tokenizer.save_tiktoken(path)  # the same tokenizer gives the same bytes: a resumed pack matches
+    return path
+
+
+def _pack_here(sources, tok_path, out_dir, shard_tokens, eos, pad, text_field, processes, overwrite, progress,
+               engine, scheduler) -> dict:
+    """``pack`` once the folder is locked and the tokenizer is a file."""
     tok = load_tokenizer(tok_path)
     eos_id = special_id(tok, eos, "EOS")
     pad_id = None if pad is None else special_id(tok, pad, "PAD")
     vocab_size = embedding_rows(tok)
     dtype = dtype_for(vocab_size)
     paths = expand_sources(sources)
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ValueError(f"--out {out_dir} is a file; name a folder for the shards (it is created if missing)")
     settings = {
         # size and mtime: a source edited since an interrupted run is not resumed (see the docstring)
         "sources": [[os.path.abspath(p), os.path.getsize(p), os.stat(p).st_mtime_ns] for p in paths],
         "text_field": text_field, "tokenizer_sha256": sha256_file(tok_path),
         "eos_token_id": eos_id, "dtype": dtype, "shard_size_tokens": shard_tokens,
     }
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as e:
-        raise ValueError(f"--out {out_dir}: cannot create the folder ({e.strerror or e})") from None
-    with folder_lock(out_dir):
-        return _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
-                            shard_tokens, text_field, processes, overwrite, progress, engine, scheduler)
+    return _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
+                        shard_tokens, text_field, processes, overwrite, progress, engine, scheduler)
 
 
 class folder_lock:
@@ -525,7 +551,8 @@ def _finish(out_dir, tok, tok_path, settings, state, eos, pad, eos_id, pad_id, v
 def add_pack_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("sources", nargs="+", metavar="SOURCE",
                    help="files or folders: .jsonl (a document per line), .parquet (per row), any other file (one document)")
-    p.add_argument("--tokenizer", required=True, help="tokenizer file: our .json or a .tiktoken")
+    p.add_argument("--tokenizer", required=True, help="tokenizer file (our .json or a .tiktoken), or a model vocabulary's name "
+                   "(cl100k_base, o200k_base, llama3, ...), then written into --out")
     p.add_argument("--out", required=True, help="folder for the shards and manifest.json")
     p.add_argument("--shard-tokens", type=int, default=DEFAULT_SHARD_TOKENS,
                    help=f"most ids per shard (default {DEFAULT_SHARD_TOKENS:,})")
