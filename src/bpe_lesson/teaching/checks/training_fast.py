@@ -1,120 +1,437 @@
-"""Checks of the exercises in *Training fast*.
+"""Checks of the exercises in *Training fast*: pop the best pair from a lazy heap, the
+change one merge makes to one word's pair counts, and the update of the counts, the
+index and the heap after a merge.
 
-Each check compares the reader's step with the textbook trainer (``textbook.py``),
-which recounts everything, on hand-made cases and on the book's prose.
+Each check compares the reader's step with the step of the same name in the
+package's incremental trainer (``incremental.pop_best``, ``merge_word``,
+``apply_merge``), on the trainer's own state: generated chunk sets (``aaaa``,
+``abab``, ``aaabaaa``, ``abcabc``, ... with counts 1 to 4 and 7) trained with the
+package's steps for a few merges, so the heap holds stale entries, the index lists
+words that lost their pairs, and ids above 255 sit beside bytes. Then comes the step
+under test, on the merge the trainer makes next or on another pair the words hold.
+The heap check adds small heaps made by hand: counts at 0, 1, 2 and 3, ties, and
+pairs whose bytes already are a token. The update check also trains whole
+vocabularies with the reader's update and compares the merges.
 
 What this module does not do: time anything.
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
-import random
-from collections import Counter, defaultdict
+import re
+from collections import Counter
 
 from ... import incremental, textbook
-from ...chunks import count_chunks, to_byte_counts
 from ...ranks import vocab_from_merges
 from .. import samples
-from . import check
+from . import Generated, _gen, check, compare
 
 TOY = {b"hug": 10, b"pug": 5, b"pun": 12, b"bun": 4, b"hugs": 5}
+PIECES = ["aaaa", "abab", "aaabaaa", "aaa", "aa", "ab", "ba", "abc", "bca", "abcabc", "aabb", "cd", "dc",
+          "aaaaaaa", "ababab", "abba", "bab"]
 
 
+@functools.lru_cache(maxsize=None)
 def prose_counts(n_topics=20):
-    """Chunk counts (bytes -> count) of the first help topics, GPT-4 split."""
+    """Chunk counts (bytes -> count) of the first help topics (made once; the checks copy it).
+
+    Split with a plain pattern (a word and the space before it, or a run of spaces), not
+    GPT-4's: compiling that one takes seconds of a check's time limit the first time.
+    """
     topics = list(samples.prose_topics().values())[:n_topics]
-    return to_byte_counts(count_chunks(topics, "gpt4"))
+    return Counter(m.encode() for t in topics for m in re.findall(r" ?[^\s]+|\s+", t))
+
+
+# ---------------------------------------------------------------- the trainer's state
+
+class State:
+    """The incremental trainer's state after ``before`` merges of ``chunks``, made by the package's steps.
+
+    >>> s = State({b"aaab": 2}, 1)
+    >>> s.words, dict(s.pair_counts), s.next_id
+    ([[256, 97, 98]], {(97, 98): 2, (256, 97): 2}, 257)
+    """
+
+    def __init__(self, chunks, before):
+        self.vocab = vocab_from_merges(())  # int -> bytes
+        self.known = set(self.vocab.values())  # bytes of every token
+        self.words, self.counts = incremental.load(chunks)
+        self.pair_counts, self.where, self.heap = incremental.count_all(self.words, self.counts)
+        self.next_id = 256
+        for _ in range(before):
+            best = self.pop()
+            if best is None:
+                raise ValueError(f"{chunks} allows fewer than {before} merges")
+            self.apply(incremental.apply_merge, best[0])
+
+    def pop(self):
+        return incremental.pop_best(self.heap, self.pair_counts, self.vocab, self.known)
+
+    def apply(self, step, pair):
+        """Merge ``pair`` into the next id with ``step`` (the package's apply_merge or the reader's)."""
+        new_id = self.next_id
+        self.vocab[new_id] = self.vocab[pair[0]] + self.vocab[pair[1]]
+        self.known.add(self.vocab[new_id])
+        self.next_id += 1
+        step(pair, new_id, self.words, self.counts, self.pair_counts, self.where, self.heap)
+        return new_id
+
+
+def chunk_set(rng, max_chunks=5):
+    """A few distinct chunks with small counts: runs and repeats where merge order matters."""
+    chunks = {}
+    for _ in range(rng.randint(1, max_chunks)):
+        if rng.random() < 0.6:
+            w = rng.choice(PIECES)
+        else:
+            w = "".join(rng.choice(rng.choice(["ab", "abc", "aab"])) for _ in range(rng.randint(1, 9)))
+        chunks[w.encode()] = chunks.get(w.encode(), 0) + rng.choice([1, 1, 2, 2, 3, 3, 4, 7])
+    return chunks
+
+
+def n_merges(chunks):
+    """How many merges the trainer makes on ``chunks`` before no pair occurs twice."""
+    return len(incremental.train_merges(chunks, 10_000))
+
+
+def _shrink_chunks(args):
+    """Smaller (chunks, before, ...): fewer merges first, then a chunk less, a byte less, a lower count."""
+    chunks, before, rest = args[0], args[1], args[2:]
+    if before > 0:
+        yield (chunks, before - 1, *rest)
+    for k in chunks:
+        yield ({j: c for j, c in chunks.items() if j != k}, before, *rest)
+    for k, c in chunks.items():
+        for i in range(len(k)):
+            smaller = {j: n for j, n in chunks.items() if j != k}
+            if len(k) > 1:
+                smaller[k[:i] + k[i + 1:]] = smaller.get(k[:i] + k[i + 1:], 0) + c
+            yield (smaller, before, *rest)
+    for k, c in chunks.items():
+        for lower in sorted({1, c - 1} - {c, 0}):
+            yield ({**chunks, k: lower}, before, *rest)
+
+
+def _merges(n):
+    return f"{n} merge" + ("" if n == 1 else "s")
+
+
+def _safe(hint):
+    """A hint that cannot crash the grader: whatever the reader returned, no advice rather than an error."""
+    @functools.wraps(hint)
+    def advise(args, want, got):
+        try:
+            return hint(args, want, got)
+        except Exception:
+            return None
+    return advise
+
+
+# ---------------------------------------------------------------- ex-fast-pop-best
+
+VOCAB = vocab_from_merges(())  # the byte tokens; a hand-made heap adds its own tokens above 255
+
+
+def _vocab(tokens):
+    vocab = dict(VOCAB)
+    vocab.update(tokens)
+    return vocab
+
+
+def _pop_by_hand(step):
+    """Run ``step(heap, pair_counts, vocab, known)`` on a hand-made heap; return what it returns and the heap."""
+    def run(entries, pair_counts, tokens):
+        heap = list(entries)
+        heapq.heapify(heap)
+        vocab = _vocab(tokens)
+        got = step(heap, pair_counts, vocab, set(vocab.values()))
+        return got, sorted(heap)
+    run.__name__ = getattr(step, "__name__", "pop_best")
+    return run
+
+
+def _pop_in_training(step):
+    """Run ``step`` on the trainer's heap after ``before`` merges of ``chunks``."""
+    def run(chunks, before):
+        s = State(chunks, before)
+        got = step(s.heap, s.pair_counts, s.vocab, s.known)
+        return got, sorted(s.heap)
+    run.__name__ = getattr(step, "__name__", "pop_best")
+    return run
+
+
+def _heap_by_hand(rng):
+    """(entries, pair_counts, tokens): every pair with a count has an entry at or above it; some stale."""
+    ids = [97, 98, 99, 256, 257]
+    tokens = {256: b"ab", 257: b"bc"}
+    if rng.random() < 0.5:
+        tokens[258] = b"abc"  # then (97, 257) and (256, 99) are "abc": already a token
+        ids.append(258)
+    pair_counts, entries = {}, []
+    for _ in range(rng.randint(1, 7)):
+        q = (rng.choice(ids), rng.choice(ids))
+        c = rng.choice([0, 1, 1, 2, 2, 2, 3, 3, 4, 5])
+        pair_counts[q] = c
+    for q, c in pair_counts.items():
+        if c > 0 or rng.random() < 0.5:  # a count that fell to 0 may still have its old entry
+            entries.append((-(c + rng.choice([0, 0, 0, 1, 2])) or -1, *q))
+        if rng.random() < 0.3:  # an older entry of the same pair, higher still
+            entries.append((-(c + rng.randint(1, 3)), *q))
+    rng.shuffle(entries)
+    return entries, pair_counts, tokens
+
+
+def _pop_cases(label):
+    h, u, g, p, n, b, s = b"hugpnbs"
+    # the tiny corpus after its first merge, (u, g) -> 256: three entries are stale
+    yield ([(-17, p, u), (-16, u, n), (-15, h, u), (-5, g, s), (-4, b, u), (-15, h, 256), (-5, p, 256),
+            (-5, 256, s)], {(p, u): 12, (u, n): 16, (b, u): 4, (h, 256): 15, (p, 256): 5, (256, s): 5},
+           {256: b"ug"})
+    yield ([(-3, 97, 98)], {(97, 98): 0}, {})               # stale at 0: dropped, the heap runs empty
+    yield ([(-1, 97, 98), (-1, 98, 99)], {(97, 98): 1, (98, 99): 1}, {})  # no pair occurs twice
+    yield ([(-2, 98, 99), (-2, 97, 98)], {(97, 98): 2, (98, 99): 2}, {})  # a tie: the smaller pair
+    yield ([(-3, 97, 257), (-2, 98, 99)], {(97, 257): 3, (98, 99): 2}, {257: b"bc", 258: b"abc"})
+    rng = _gen.rng_for(label)
+    for _ in range(120):
+        yield Generated(*_heap_by_hand(rng))
+
+
+def _pop_training_cases(label):
+    yield ({b"aaabdaaabac": 1}, 0)
+    yield ({b"aaabdaaabac": 1}, 3)  # after minbpe's three merges no pair occurs twice
+    rng = _gen.rng_for(label, 1)
+    for _ in range(120):
+        chunks = chunk_set(rng)
+        yield Generated(chunks, rng.randint(0, n_merges(chunks)))
+
+
+def _hand_made_is_valid(args):
+    """The trainer's invariant: every id has bytes, every entry a count above 0, every counted pair an entry."""
+    entries, pair_counts, tokens = args
+    vocab = _vocab(tokens)
+    stored = {}
+    for n, a, b in entries:
+        stored[a, b] = max(stored.get((a, b), 0), -n)
+    return (all(-n > 0 and a in vocab and b in vocab for n, a, b in entries)
+            and all(c <= 0 or stored.get(q, 0) >= c for q, c in pair_counts.items()))
+
+
+def _same_pop(want, got):
+    """The same answer, and the same heap after it (unless training is over: then the heap is left to rot)."""
+    return len(got) == 2 and got[0] == want[0] and (want[0] is None or got[1] == want[1])
+
+
+def _counts_and_vocab(args):
+    if len(args) == 3:
+        return args[1], _vocab(args[2])
+    s = State(*args)
+    return s.pair_counts, s.vocab
+
+
+@_safe
+def _pop_hint(args, want, got):
+    counts, vocab = _counts_and_vocab(args)
+    if got[0] != want[0]:
+        if got[0] is not None and not isinstance(got[0], tuple):
+            return "return a tuple ((left, right), count), or None"
+        if got[0] is not None:
+            q, c = got[0]
+            if vocab[q[0]] + vocab[q[1]] in {vocab[i] for i in vocab}:
+                return f"{q} is {vocab[q[0]] + vocab[q[1]]!r}, already a token: skip it for good"
+            if counts.get(q, 0) != c:
+                return f"the entry of {q} is stale: its count is {counts.get(q, 0)} now, not {c}"
+            if c < 2:
+                return f"{q} occurs {c} time(s): below 2 training is over, return None"
+        if want[0] is not None:
+            return f"{want[0][0]}, count {want[0][1]}, is the best: highest count, then smallest pair"
+        return "an up-to-date entry below 2 ends training: return None"
+    extra = sorted((Counter(got[1]) - Counter(want[1])).elements())
+    if extra:
+        return f"{extra[0]} should not be on the heap: drop a stale entry at 0 and a known pair"
+    missing = sorted((Counter(want[1]) - Counter(got[1])).elements())
+    return f"{missing[0]} is missing from the heap: push a stale entry back with its true count"
 
 
 @check("ex-fast-pop-best")
 def check_pop_best(pop_best):
-    # the tiny corpus after its first merge, (u, g) -> 256: three entries are stale
-    h, u, g, p, n, b, s = b"hugpnbs"
-    heap = [(-17, p, u), (-16, u, n), (-15, h, u), (-5, g, s), (-4, b, u), (-15, h, 256), (-5, p, 256),
-            (-5, 256, s)]
-    heapq.heapify(heap)
-    now = {(p, u): 12, (u, n): 16, (b, u): 4, (h, 256): 15, (p, 256): 5, (256, s): 5}
-    assert pop_best(heap, now) == ((u, n), 16), "(u, n) is the best pair: its entry is up to date at 16"
-    assert (-12, p, u) in heap, "the stale (p, u) entry must go back with its true count, 12"
-    assert len(heap) == 7, f"the heap should hold 7 entries after the pop, it holds {len(heap)}"
-    assert pop_best([(-3, 1, 2)], {(1, 2): 0}) is None, "a heap of stale entries at count 0 gives None"
-    rng = random.Random(0)  # random heaps with stale entries, against brute force
-    for _ in range(300):
-        now = {(rng.randrange(6), rng.randrange(6)): rng.randrange(6) for _ in range(12)}
-        stored = {q: c + rng.randrange(3) * (rng.random() < 0.5) for q, c in now.items()}
-        heap = [(-c, a, b) for (a, b), c in stored.items() if c > 0]
-        heapq.heapify(heap)
-        live = [(-c, q) for q, c in now.items() if c > 0]
-        want = (min(live)[1], -min(live)[0]) if live else None
-        got = pop_best(heap, now)
-        assert got == want, f"counts {now}, stored {stored}: expected {want}, got {got} (tie: smallest pair)"
-        assert all(-e[0] >= now[e[1:]] for e in heap), "an entry left in the heap is below its pair's count"
+    compare(_pop_by_hand(pop_best), _pop_by_hand(incremental.pop_best), _pop_cases("ex-fast-pop-best"),
+            show=lambda a: f"heap {sorted(a[0])}, counts {a[1]}" + (f", tokens {a[2]}" if a[2] else ""),
+            kind=tuple, equal=_same_pop, valid=_hand_made_is_valid, hint=_pop_hint)
+    compare(_pop_in_training(pop_best), _pop_in_training(incremental.pop_best),
+            _pop_training_cases("ex-fast-pop-best"), shrink=_shrink_chunks, kind=tuple, equal=_same_pop,
+            show=lambda a: f"the heap after {_merges(a[1])} of {a[0]}", hint=_pop_hint)
+
+
+# ---------------------------------------------------------------- ex-fast-delta
+
+def _nonzero(delta):
+    return {q: d for q, d in dict(delta).items() if d}
+
+
+def _same_merge(want, got):
+    return (len(got) == 2 and list(got[0]) == want[0] and isinstance(got[0], list)
+            and _nonzero(got[1]) == _nonzero(want[1]))
+
+
+def _word(rng):
+    """Ids of one word: bytes of a piece, sometimes with an earlier merge's id in it."""
+    w = list((rng.choice(PIECES) if rng.random() < 0.6 else _gen.text(rng, 10, long=0.05)).encode())
+    if rng.random() < 0.3:
+        w = textbook.merge(w, rng.choice([(97, 97), (97, 98), (98, 97)]), 256)
+    return w
+
+
+def _delta_cases(label):
+    yield from [([97, 97, 97, 98], (97, 97), 256), ([5, 5, 5, 5], (5, 5), 9), ([1, 2, 3], (4, 5), 6),
+                ([], (97, 97), 256), ([97], (97, 97), 256), (list(b"aaabaaa"), (97, 97), 256),
+                (list(b"abab"), (97, 98), 256), (list(b"abab"), (98, 97), 256), (list(b"aaaaa"), (97, 97), 300)]
+    rng = _gen.rng_for(label)
+    for _ in range(240):
+        w = _word(rng)
+        pairs = list(zip(w, w[1:]))
+        runs = [q for q in pairs if q[0] == q[1]]
+        r = rng.random()
+        pair = (rng.choice(runs) if runs and r < 0.4 else rng.choice(pairs) if pairs and r < 0.9
+                else (97, 97))
+        yield Generated(w, pair, max(w + [255]) + rng.choice([1, 1, 2, 44]))
+
+
+@_safe
+def _delta_hint(args, want, got):
+    if not isinstance(got, tuple) or len(got) != 2:
+        return "return (new_word, delta)"
+    if list(got[0]) != want[0]:
+        return "merge left to right: a merged pair uses up both ids"
+    mine, theirs = _nonzero(want[1]), _nonzero(got[1]) if hasattr(got[1], "items") else {}
+    for q in sorted(mine.keys() | theirs.keys()):
+        if mine.get(q, 0) != theirs.get(q, 0):
+            return f"the count of {q} changes by {mine.get(q, 0)}, not {theirs.get(q, 0)}"
+    return None
 
 
 @check("ex-fast-delta")
 def check_pair_delta(pair_delta):
-    got = pair_delta([97, 97, 97, 98], (97, 97), 256)
-    assert got == Counter({(256, 97): 1, (97, 97): -2}), (
-        f"[97, 97, 97, 98], merging (97, 97): expected (256, 97): +1, (97, 97): -2, got {dict(got)} "
-        "(merge left to right; leave out the pairs that do not change)")
-    assert 0 not in got.values(), f"leave out the pairs whose count does not change: {dict(got)}"
-    assert pair_delta([1, 2, 3], (4, 5), 6) == Counter(), "a word without the pair changes nothing"
-    assert pair_delta([5, 5, 5, 5], (5, 5), 9) == Counter({(5, 5): -3, (9, 9): 1})
-    # the theorem on real text: old counts plus the deltas equal a recount, merge after merge
-    chunk_counts = prose_counts()
-    words = {tuple(w): c for w, c in chunk_counts.items()}
-    counts = textbook.count_pairs(words)
-    for pair, new_id in textbook.train_merges(chunk_counts, 10):
-        for w, c in words.items():
-            for q, d in pair_delta(list(w), pair, new_id).items():
-                counts[q] += d * c
-        words = {tuple(textbook.merge(list(w), pair, new_id)): c for w, c in words.items()}
-        assert +counts == textbook.count_pairs(words), f"after merging {pair}, the counts differ from a recount"
+    compare(pair_delta, incremental.merge_word, _delta_cases("ex-fast-delta"), kind=tuple,
+            equal=_same_merge, valid=lambda a: a[2] not in a[0], hint=_delta_hint)
 
 
-def _index(words, counts):
-    """Pair counts and the words that hold each pair, counted from scratch.
+# ---------------------------------------------------------------- ex-fast-update
 
-    >>> counts, where = _index([[97, 97, 97], [97, 98]], [1, 2])
-    >>> dict(counts), dict(where)
-    ({(97, 97): 2, (97, 98): 2}, {(97, 97): {0}, (97, 98): {1}})
+def _summary(s, before):
+    """What a merge changed: the words rewritten, the counts' changes, new listings, unlisted holders, heap pushes.
+
+    ``before`` is (words, pair_counts, heap) as they were. The index may keep stale entries (the
+    trainer skips them), so only what must be there is compared: each word under each new pair
+    it holds, and every pair a word holds listed with it ("unlisted" says where not).
     """
-    pair_counts, where = Counter(), defaultdict(set)  # (int, int) -> count, -> word indices
-    for i, w in enumerate(words):
+    words, counts, heap = before
+    holders = {}  # (int, int) -> words that hold the pair
+    for i, w in enumerate(s.words):
         for q in zip(w, w[1:]):
-            pair_counts[q] += counts[i]
-            where[q].add(i)
-    return pair_counts, where
+            holders.setdefault(q, set()).add(i)
+    new_id = s.next_id - 1
+    after, old = Counter(s.heap), Counter(heap)
+    return {"words": {i: w for i, w in enumerate(s.words) if w != words[i]},
+            "counts": {q: s.pair_counts.get(q, 0) - counts.get(q, 0)
+                       for q in sorted(counts.keys() | s.pair_counts.keys())
+                       if s.pair_counts.get(q, 0) != counts.get(q, 0)},
+            "where": {q: sorted(held & set(s.where.get(q, ()))) for q, held in sorted(holders.items())
+                      if new_id in q},
+            "unlisted": {q: sorted(held - set(s.where.get(q, ()))) for q, held in sorted(holders.items())
+                         if held - set(s.where.get(q, ()))},
+            "pushed": sorted((after - old).elements()),
+            "popped": sorted((old - after).elements())}
 
 
-def _drive(update, chunk_counts, n_merges, recount_every):
-    """Train with the reader's update; compare each merge with the textbook's."""
-    words, counts = incremental.load(chunk_counts)
-    pair_counts, where = _index(words, counts)
-    want = textbook.train_merges(chunk_counts, n_merges)
-    vocab = vocab_from_merges(want)
-    known = {vocab[i] for i in range(256)}
-    for k, (pair, new_id) in enumerate(want):
-        live = {p: c for p, c in pair_counts.items() if c > 0 and vocab[p[0]] + vocab[p[1]] not in known}
-        best = min(live, key=lambda p: (-live[p], p)) if live else None
-        assert best == pair, (
-            f"merge {k + 1}: your counts pick {best} (count {live.get(best)}), the textbook merges "
-            f"{pair} (count {live.get(pair)})")
-        update(words, counts, pair_counts, where, pair, new_id)
-        known.add(vocab[new_id])
-        if (k + 1) % recount_every == 0 or k + 1 == len(want):
-            recount, holders = _index(words, counts)
-            assert {p: c for p, c in pair_counts.items() if c} == recount, f"after merge {k + 1} your counts differ from a recount"
-            for q, held in holders.items():
-                assert held <= set(where.get(q, ())), (
-                    f"after merge {k + 1}, words {sorted(held - set(where.get(q, ())))[:5]} hold {q} "
-                    "but the index does not list them")
-    return len(want)
+def _update_in_training(step):
+    """Run ``step`` as the merge after ``before`` merges of ``chunks``: the trainer's next pair, or ``pick``."""
+    def run(chunks, before, pick):
+        s = State(chunks, before)
+        if pick is None:
+            best = s.pop()
+            if best is None:
+                raise ValueError("training is over")
+            pick = best[0]
+        elif s.pair_counts.get(pick, 0) <= 0:
+            raise ValueError(f"no word holds {pick}")
+        before = ([list(w) for w in s.words], dict(s.pair_counts), list(s.heap))
+        s.apply(step, pick)
+        return _summary(s, before)
+    run.__name__ = getattr(step, "__name__", "update_counts")
+    return run
+
+
+def _train_with(step):
+    """Train ``n`` merges with the package's pop_best and ``step`` for the update; return the merges."""
+    def run(chunks, n):
+        s = State(chunks, 0)
+        merges = []
+        while len(merges) < n:
+            best = s.pop()
+            if best is None:
+                break
+            merges.append((best[0], s.apply(step, best[0])))
+        return merges
+    run.__name__ = getattr(step, "__name__", "update_counts")
+    return run
+
+
+def _update_cases(label):
+    yield from [({b"aaaa": 1}, 0, None), ({b"aaabaaa": 2}, 0, None), ({b"abab": 3, b"ab": 1}, 0, (98, 97)),
+                ({b"aaaaa": 3, b"aaab": 2, b"abab": 1}, 1, None), (TOY, 1, None)]
+    rng = _gen.rng_for(label)
+    made = 0
+    while made < 240:
+        chunks = chunk_set(rng)
+        n = n_merges(chunks)
+        before = rng.randint(0, max(0, n - 1))
+        pick = None
+        if rng.random() < 0.35:  # another pair the words hold, not the best one
+            s = State(chunks, before)
+            held = sorted(q for q, c in s.pair_counts.items() if c > 0)
+            if not held:
+                continue
+            pick = rng.choice(held)
+        elif before >= n:
+            continue
+        made += 1
+        yield Generated(chunks, before, pick)
+
+
+@_safe
+def _update_hint(args, want, got):
+    for key in ("words", "counts", "where", "unlisted"):
+        if got[key] == want[key]:
+            continue
+        q = min(k for k in want[key].keys() | got[key].keys() if want[key].get(k) != got[key].get(k))
+        w, g = want[key].get(q), got[key].get(q)
+        if key == "words":
+            return f"word {q} becomes {w}, not {g}"
+        if key == "counts":
+            return f"the count of {q} changes by {w or 0}, not {g or 0}"
+        if key == "where":
+            return f"where[{q}] lists words {w or []}, not {g or []}"
+        return f"word(s) {g} hold {q}, but where[{q}] does not list them"
+    if got["popped"]:
+        return "leave the old entries on the heap: pop_best finds them stale"
+    return "push each pair with new_id once, after all the words, with its final count"
+
+
+def _show_update(args):
+    chunks, before, pick = args
+    which = "the next merge" if pick is None else f"merging {pick}"
+    return f"{chunks}, {which} after {_merges(before)}"
 
 
 @check("ex-fast-update")
 def check_update(update_counts):
-    _drive(update_counts, TOY, 10, 1)
-    _drive(update_counts, {b"aaaaa": 3, b"aaab": 2, b"abab": 1}, 4, 1)  # overlapping pairs
-    _drive(update_counts, prose_counts(), 60, 20)
+    compare(_update_in_training(update_counts), _update_in_training(incremental.apply_merge),
+            _update_cases("ex-fast-update"), kind=dict, shrink=_shrink_chunks, show=_show_update,
+            hint=_update_hint)
+    compare(_train_with(update_counts), _train_with(incremental.apply_merge),
+            [(TOY, 10), ({b"aaaaa": 3, b"aaab": 2, b"abab": 1}, 20), (prose_counts(6), 50)],
+            kind=list, shrink=lambda args: iter(()),
+            show=lambda a: f"{_merges(a[1])} of {len(a[0]):,} chunks ({list(a[0])[:3]}...)",
+            hint=lambda args, want, got: "your updates lead the trainer to other merges")
