@@ -212,7 +212,12 @@ def _reservoir_cases(label):
     for _ in range(110):  # any k, around the stream's length or far below it
         k = rng.randint(0, 6)
         n = rng.choice([0, 1, max(k - 1, 0), k, k + 1, k + 2, rng.randint(20, 200)])
-        pool = [rng.randrange(5) for _ in range(n)] if rng.random() < 0.2 else list(range(n))
+        r = rng.random()
+        pool = list(range(n))
+        if r < 0.25:  # repeated items
+            pool = [rng.randrange(5) for _ in range(n)]
+        elif r < 0.55:  # distinct items, not in sorted order
+            rng.shuffle(pool)
         yield Generated(Stream(pool), k, rng.randrange(1000))
 
 
