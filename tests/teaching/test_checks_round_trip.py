@@ -52,6 +52,18 @@ def dumps_raw_bytes(vocab):  # the token's bytes as they are, no base64
     return b"".join(vocab[i] + b" %d\n" % i for i in sorted(vocab))
 
 
+def dumps_popping(vocab):  # takes the tokens out of the caller's dict
+    out = b""
+    while vocab:
+        i = min(vocab)
+        out += base64.b64encode(vocab.pop(i)) + b" %d\n" % i
+    return out
+
+
+def dumps_encodebytes(vocab):  # base64.encodebytes ends the base64 in a newline of its own
+    return b"".join(base64.encodebytes(vocab[i]) + b" %d\n" % i for i in sorted(vocab))
+
+
 def dumps_text(vocab):  # a str, not bytes
     return "".join(f"{base64.b64encode(vocab[i]).decode()} {i}\n" for i in sorted(vocab))
 
@@ -90,7 +102,7 @@ def parse_ranks_regex(data):  # right, written differently: a regex for the rank
         if not fields:
             continue
         if len(fields) != 2 or not RANK.fullmatch(fields[1]) or int(fields[1]) > MAX_ID:
-            raise ValueError(f"bad line {n}")
+            raise ValueError(f"Line {n} is bad")
         try:
             token = binascii.a2b_base64(fields[0], strict_mode=True)
         except binascii.Error as e:
@@ -377,6 +389,20 @@ def encode_all_at_once(text, ranks, pattern, special_tokens):  # every occurrenc
     return _encode_with(text, ranks, pattern, special_tokens, all_at_once=True)
 
 
+def encode_rightmost_tie(text, ranks, pattern, special_tokens):  # of two equal pairs, joins the rightmost
+    return _encode_with(text, ranks, pattern, special_tokens, rightmost=True)
+
+
+def encode_first_special_only(text, ranks, pattern, special_tokens):  # cuts at one special token only
+    first = next(iter(special_tokens))
+    return _encode_with(text, ranks, pattern, {first: special_tokens[first]})
+
+
+def encode_with_re(text, ranks, pattern, special_tokens):  # the re module: no \p{L}
+    import re as stdlib_re
+    return [i for c in stdlib_re.findall(pattern, text) for i in _encode_chunk(c.encode(), ranks)]
+
+
 def encode_ignores_specials(text, ranks, pattern, special_tokens):  # special tokens encoded as plain text
     return [i for chunk in regex.findall(pattern, text) for i in _encode_chunk(chunk.encode(), ranks)]
 
@@ -433,13 +459,15 @@ RIGHT = {
 }
 WRONG = {
     "ex-tiktoken-write": [dumps_urlsafe, dumps_dict_order, dumps_ids_as_strings, dumps_no_last_newline,
-                          dumps_crlf, dumps_no_padding, dumps_raw_bytes, dumps_text],
+                          dumps_crlf, dumps_no_padding, dumps_raw_bytes, dumps_popping, dumps_encodebytes,
+                          dumps_text],
     "ex-tiktoken-read": [parse_skips_blank_lines_in_count, parse_split_on_newline, parse_zero_based,
                          parse_int_rank, parse_rank_limit_off_by_one, parse_lenient_base64, parse_no_repeat_check,
                          parse_space_split, parse_all_checks_after],
     "ex-tiktoken-last-merge": [last_merge_any_rank, last_merge_rightmost, last_merge_split_in_half,
                                last_merge_all_at_once, last_merge_list, last_merge_up_to_its_rank],
-    "ex-tiktoken-capstone": [encode_no_shortcut, encode_merges_in_order, encode_all_at_once,
+    "ex-tiktoken-capstone": [encode_no_shortcut, encode_merges_in_order, encode_all_at_once, encode_rightmost_tie,
+                             encode_first_special_only, encode_with_re,
                              encode_ignores_specials, encode_characters, encode_no_split,
                              With(encode_scan_table, tokenizer=gpt4(), time_limit=3)],
 }
