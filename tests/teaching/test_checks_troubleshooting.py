@@ -117,6 +117,11 @@ def first_disagreement_ordinary(tok_a, tok_b, text):  # encode_ordinary: special
     return k, len(tok_a.decode_bytes(a[:k]))
 
 
+def first_disagreement_via_text(tok_a, tok_b, text):  # decodes to str and back: a cut character grows to 3 bytes
+    found = first_disagreement(tok_a, tok_b, text)
+    return found and (found[0], len(tok_a.decode(_ids(tok_a, text)[:found[0]]).encode("utf-8")))
+
+
 def first_disagreement_list(tok_a, tok_b, text):  # a list, not a tuple
     found = first_disagreement(tok_a, tok_b, text)
     return None if found is None else list(found)
@@ -170,7 +175,8 @@ WRONG = {
     "ex-trouble-fingerprint": [same_ids_vocab_only, same_ids_probes_only, same_ids_ordinary_only,
                                same_ids_first_text, same_ids_one_way, same_ids_default_encode, same_ids_as_int],
     "ex-trouble-first-id": [first_disagreement_zip, first_disagreement_chars, first_disagreement_b_bytes,
-                            first_disagreement_last_agreeing, first_disagreement_ordinary, first_disagreement_list],
+                            first_disagreement_last_agreeing, first_disagreement_ordinary, first_disagreement_via_text,
+                            first_disagreement_list],
     "ex-trouble-padding": [pad_to_multiple_of_stride, pad_one_window_too_many, pad_forgets_short_streams,
                            pad_window_of_T, pad_as_float],
 }

@@ -78,6 +78,13 @@ def uncovered_off_by_one(text, pattern):  # >= instead of >: two matches side by
     return at if at < len(text) else None
 
 
+def uncovered_char_by_char(text, pattern):  # asks the pattern of each character alone: "aa" covers no "a"
+    for i, c in enumerate(text):
+        if not regex.fullmatch(pattern, c):
+            return i
+    return None
+
+
 # ---------------------------------------------------------------- ex-unicode-tiktoken-class
 
 def _probe(cls):
@@ -190,7 +197,8 @@ RIGHT = {
 }
 WRONG = {
     "ex-unicode-uncovered": [uncovered_by_length, uncovered_at_first_match_end, uncovered_misses_the_end,
-                             uncovered_in_bytes, uncovered_with_re, uncovered_minus_one, uncovered_off_by_one],
+                             uncovered_in_bytes, uncovered_with_re, uncovered_minus_one, uncovered_off_by_one,
+                             uncovered_char_by_char],
     "ex-unicode-tiktoken-class": [members_by_regex_module, members_by_unicodedata, members_by_isalpha,
                                   members_as_bytes, members_once_each],
     "ex-unicode-differ": [where_differ_exclusive, where_differ_one_way, where_differ_not_joined,

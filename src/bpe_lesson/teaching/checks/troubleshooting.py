@@ -7,9 +7,10 @@ tokenizer exercises draw their tokenizers from one pool built from one trained
 vocabulary (``pool()``): a renamed copy (same ids), the same merges with one more
 set of merges, another id for the special token, no split pattern, GPT-2's split
 pattern (other ids on digits and spaces only), no special token, one special token
-more, one token's bytes replaced by bytes no text holds, the 256 bytes alone, and a
+more, one token's bytes replaced by bytes no text holds, the 256 bytes alone, a
 vocabulary where the id of ``b`` spells ``bc`` (so one list of ids can be the other's
-beginning). The padding is checked against ``lm.windows.window_count``, by search.
+beginning), and one merge that joins the last two bytes of 中 (so two tokenizers can
+part inside a character). The padding is checked against ``lm.windows.window_count``, by search.
 
 What this module does not do: read the reader's files (the chapter does).
 
@@ -54,6 +55,7 @@ def pool() -> tuple[tuple[str, Tokenizer], ...]:
         ("other_token", Tokenizer(None, pattern="gpt4", special_tokens={EOT: 406}, vocab=vocab)),
         ("bytes", Tokenizer([], pattern="gpt4", special_tokens={EOT: 256})),
         ("odd", Tokenizer(None, pattern="gpt4", special_tokens={EOT: 257}, vocab=odd)),
+        ("half_char", Tokenizer([((0xB8, 0xAD), 256)], pattern="gpt4", special_tokens={EOT: 257})),  # 中: e4 | b8 ad
     )
 
 
@@ -171,13 +173,15 @@ def _first_id_cases(label):
     at = names.index
     yield from [(0, at("more_merges"), "The return statement leaves"), (0, at("gpt2_split"), "é 12345"),
                 (0, at("other_eot"), "中文" + EOT), (at("bytes"), at("odd"), "abc"), (at("odd"), at("bytes"), "xabc"),
+                (at("half_char"), at("bytes"), "x中"),
                 (0, 0, "same ids"), (0, at("no_split"), ""), (0, at("no_split"), "中 the the")]
     rng = _gen.rng_for(label)
     for i, j in _pairs(rng, 200):
         yield Generated(i, j, _probe(rng))
-    for _ in range(40):  # the two vocabularies where one list of ids can begin the other
-        i, j = (at("bytes"), at("odd")) if rng.random() < 0.5 else (at("odd"), at("bytes"))
-        yield Generated(i, j, _probe(rng) + rng.choice(["abc", "bc", "abcbc", ""]))
+    small = [at("bytes"), at("odd"), at("half_char")]
+    for _ in range(40):  # where one list of ids begins the other, or the two part inside a character
+        i, j = rng.sample(small, 2)
+        yield Generated(i, j, _probe(rng) + rng.choice(["abc", "bc", "abcbc", "中", "a中", ""]))
 
 
 def _first_id_hint(args, want, got):
