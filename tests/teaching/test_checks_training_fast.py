@@ -45,6 +45,20 @@ def pop_best_peeks(heap, pair_counts, vocab, known):  # right: looks at heap[0],
     return None
 
 
+def pop_best_known_first(heap, pair_counts, vocab, known):  # right: a known pair is dropped at once
+    while heap:
+        neg, a, b = heapq.heappop(heap)
+        if vocab[a] + vocab[b] in known:
+            continue  # its count only falls: no need to look at it again
+        count = pair_counts.get((a, b), 0)
+        if count != -neg:
+            if count > 0:
+                heapq.heappush(heap, (-count, a, b))
+            continue
+        return ((a, b), count) if count >= 2 else None
+    return None
+
+
 def pop_best_trusts_the_heap(heap, pair_counts, vocab, known):  # never checks for a stale entry
     while heap:
         neg, a, b = heapq.heappop(heap)
@@ -297,6 +311,22 @@ def update_by_recount(pair, new_id, words, counts, pair_counts, where, heap):  #
         heapq.heappush(heap, (-pair_counts[q], q[0], q[1]))
 
 
+def update_pushes_every_change(pair, new_id, words, counts, pair_counts, where, heap):  # right, if wasteful
+    changed = set()  # every pair whose count moved: the old ones' extra entries are stale, never too low
+    for i in where.pop(pair):
+        new_word, delta = pair_delta(words[i], pair, new_id)
+        if new_word == words[i]:
+            continue
+        for q, n in delta.items():
+            pair_counts[q] += n * counts[i]
+            changed.add(q)
+            if new_id in q:
+                where[q].add(i)
+        words[i] = new_word
+    for q in sorted(changed):
+        heapq.heappush(heap, (-pair_counts[q], *q))
+
+
 def _update(delta=pair_delta, weight=True, index=True, push="end"):
     def update(pair, new_id, words, counts, pair_counts, where, heap):
         fresh = set()
@@ -344,9 +374,9 @@ def update_unlists_old_pairs(pair, new_id, words, counts, pair_counts, where, he
 
 
 RIGHT = {
-    "ex-fast-pop-best": [pop_best, pop_best_peeks],
+    "ex-fast-pop-best": [pop_best, pop_best_peeks, pop_best_known_first],
     "ex-fast-delta": [pair_delta, pair_delta_recount, pair_delta_walk],
-    "ex-fast-update": [update_counts, update_by_recount],
+    "ex-fast-update": [update_counts, update_by_recount, update_pushes_every_change],
 }
 WRONG = {
     "ex-fast-pop-best": [pop_best_trusts_the_heap, pop_best_drops_stale, pop_best_stops_at_two,
