@@ -253,7 +253,8 @@ def _held_while_reading(sample, n, k, seed):
 def check_reservoir(sample):
     compare(sample, bottom_k, _reservoir_cases("ex-real-reservoir"), kind=list, shrink=_shrink_stream,
             hint=_safe(lambda args, want, got: (
-                f"keep {args[1]} items" if len(got) != len(want) else
+                f"keep {len(want)} of the {len(args[0].items)} items (all if fewer than k; "
+                f"the stream reads once)" if len(got) != len(want) else
                 "return the kept items in the order the stream gave them"
                 if sorted(map(repr, got)) == sorted(map(repr, want)) else
                 "one key per item, rng.random() in stream order; keep the smallest keys")))
