@@ -75,6 +75,14 @@ def max_vocab_floats(d, layers, share, tied=True):  # floats: exactly at the bud
     return math.floor(s * body / ((1 - s) * (1 if tied else 2) * d))
 
 
+def max_vocab_linear_search(d, layers, share, tied=True):  # right answer, one row at a time: too slow
+    body = layers * (12 * d * d + 13 * d) + 2 * d
+    k, v = 1 if tied else 2, 0
+    while k * (v + 1) * d <= share * (body + k * (v + 1) * d):
+        v += 1
+    return v
+
+
 def max_vocab_returns_float(d, layers, share, tied=True):  # floor division of floats gives a float
     body = layers * (12 * d * d + 13 * d) + 2 * d
     return share * body // ((1 - share) * (1 if tied else 2) * d) * 1.0
@@ -97,6 +105,13 @@ def cheapest_per_token_form(curve, d, layers, n_bytes):  # right: T times the co
         if best is None or cost < best[0]:
             best = (cost, v)
     return best[1]
+
+
+def cheapest_per_byte(curve, d, layers, n_bytes):  # right: FLOPs per byte of text ranks the sizes the same
+    def per_byte(v):
+        t = n_bytes / curve[v]
+        return (layers * (24 * d * d * t + 4 * t * t * d) + 2 * t * v * d) / n_bytes
+    return sorted(curve, key=lambda v: (per_byte(v), v))[0]
 
 
 def _flops(curve, v, d, layers, n_bytes, linear=24, attention=4, head=2, per_token=False):
@@ -190,13 +205,13 @@ def break_even_bool(bpt, small, big):  # answers "does it pay?" instead of how m
 
 RIGHT = {
     "ex-cost-max-vocab": [max_vocab, max_vocab_by_search, max_vocab_integer],
-    "ex-cost-cheapest": [With(cheapest_vocab, curve=MEASURED), cheapest_per_token_form],
+    "ex-cost-cheapest": [With(cheapest_vocab, curve=MEASURED), cheapest_per_token_form, cheapest_per_byte],
     "ex-cost-break-even": [break_even, break_even_bits],
 }
 WRONG = {
     "ex-cost-max-vocab": [max_vocab_no_biases, max_vocab_no_final_norm, max_vocab_share_of_body,
                           max_vocab_ignores_tying, max_vocab_rounds_up, max_vocab_strict, max_vocab_floats,
-                          max_vocab_returns_float],
+                          max_vocab_returns_float, With(max_vocab_linear_search, time_limit=1)],
     "ex-cost-cheapest": [cheapest_per_token, cheapest_without_linear_layers, cheapest_without_attention,
                          cheapest_attention_in_macs, cheapest_head_per_layer, cheapest_ties_to_first,
                          cheapest_ties_to_larger, cheapest_tokens_times_bpt, cheapest_largest,
