@@ -87,8 +87,7 @@ def pair_scores_merged_counts(word_counts):  # c(a) and c(##a) counted together,
     for word, n in word_counts.items():
         for c in word:
             letters[c] += n
-    return {(a, b): Fraction(v.numerator * 0 + _pairs(word_counts)[a, b], letters[a[-1]] * letters[b[-1]])
-            for (a, b), v in pair_scores(word_counts).items()}
+    return {(a, b): Fraction(c, letters[a[-1]] * letters[b[-1]]) for (a, b), c in _pairs(word_counts).items()}
 
 
 def _pairs(word_counts):

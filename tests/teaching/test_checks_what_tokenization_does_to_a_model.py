@@ -71,7 +71,7 @@ def digits_one_by_one(digits):  # Llama 2's rule, not GPT-4's
     return list(digits)
 
 
-def digits_groups_of_four(digits):
+def digits_groups_of_four(digits):  # groups of four, as some languages write large numbers
     return [digits[i:i + 4] for i in range(0, len(digits), 4)]
 
 
