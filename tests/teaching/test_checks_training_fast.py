@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from _wrong import right_cases, run_right, run_wrong, wrong_cases
+from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
 from bpe_lesson import incremental, textbook
 from bpe_lesson.teaching.checks import training_fast as tf
 
@@ -127,6 +127,20 @@ def pop_best_pushes_known_back(heap, pair_counts, vocab, known):  # a known pair
         return (a, b), count
     for e in skipped:
         heapq.heappush(heap, e)
+    return None
+
+
+def pop_best_pushes_the_stale_count(heap, pair_counts, vocab, known):  # pushes the old count back: loops
+    while heap:
+        neg, a, b = heapq.heappop(heap)
+        count = pair_counts.get((a, b), 0)
+        if count != -neg:
+            heapq.heappush(heap, (neg, a, b))  # subtle: the entry it just popped, stale as before
+            continue
+        if count < 2:
+            return None
+        if vocab[a] + vocab[b] not in known:
+            return (a, b), count
     return None
 
 
@@ -381,7 +395,8 @@ RIGHT = {
 WRONG = {
     "ex-fast-pop-best": [pop_best_trusts_the_heap, pop_best_drops_stale, pop_best_stops_at_two,
                          pop_best_merges_singles, pop_best_forgets_known, pop_best_pushes_known_back,
-                         pop_best_pushes_zeros, pop_best_from_the_counts, pop_best_returns_list],
+                         pop_best_pushes_zeros, pop_best_from_the_counts, pop_best_returns_list,
+                         With(pop_best_pushes_the_stale_count, time_limit=1)],
     "ex-fast-delta": [pair_delta_all_at_once, pair_delta_forgets_the_overlap, pair_delta_right_to_left,
                       pair_delta_only_the_pair, pair_delta_counter_minus, pair_delta_only_delta,
                       pair_delta_in_place],
