@@ -34,6 +34,11 @@ def pair_counts_misses_last(ids):  # off by one: stops a pair early
     return pair_counts(ids[:-1])
 
 
+def pair_counts_via_bytes(ids):  # bytes(ids): fails on merged ids, which are past 255
+    b = bytes(ids)
+    return dict(Counter(zip(b, b[1:])))
+
+
 def pair_counts_seen(ids):  # records that a pair occurs, not how often
     return {pair: 1 for pair in zip(ids, ids[1:])}
 
@@ -143,6 +148,10 @@ def saving_misses_last_pair(ids, pair):  # off by one: never looks at the last p
     return saved
 
 
+def saving_bytes_count(ids, pair):  # bytes.count is right for bytes, but ids go past 255
+    return bytes(ids).count(bytes(pair))
+
+
 def saving_pops(ids, pair):  # right number, but it empties the caller's list
     saved = 0
     while len(ids) >= 2:
@@ -209,6 +218,27 @@ def train_sorted(text, vocab_size):  # ranks pairs by (-count, pair) and keeps t
         merges.append([list(best), new_id])  # lists, not tuples: the check accepts both
         new_id += 1
     return merges
+
+
+def train_characters(text, vocab_size):  # code points where UTF-8 bytes are meant
+    words = Counter(tuple(ord(ch) for ch in c) for c in split_chunks(text, GPT4_PATTERN))
+    merges = []
+    for new_id in range(256, vocab_size):
+        pairs = Counter()
+        for w, c in words.items():
+            for p in zip(w, w[1:]):
+                pairs[p] += c
+        if not pairs or max(pairs.values()) < 2:
+            break
+        top = max(pairs.values())
+        best = min(p for p, f in pairs.items() if f == top)
+        words = {tuple(merge_pair(list(w), best, new_id)): c for w, c in words.items()}
+        merges.append((best, new_id))
+    return merges
+
+
+def train_split_on_whitespace(text, vocab_size):  # str.split for the pattern: spaces and lines vanish
+    return _train(" ".join(text.split()), vocab_size)
 
 
 def train_first_seen(text, vocab_size):  # ties to the pair seen first, not the smallest
@@ -326,6 +356,15 @@ def pick_across_chunks(words):  # joins the chunks into one list: pairs across b
     return _pick({tuple(ids): 1}, merge_saving)
 
 
+def pick_empty_fails(words):  # max() of nothing: a corpus without pairs raises
+    saving = Counter()
+    for w, c in words.items():
+        for pair in pair_counts(list(w)):
+            saving[pair] += c * merge_saving(list(w), pair)
+    top = max(saving.values())
+    return min(p for p, g in saving.items() if g == top)
+
+
 def pick_list(words):  # [a, b], not (a, b)
     pair = saving_pick(words)
     return None if pair is None else list(pair)
@@ -345,15 +384,17 @@ RIGHT = {
     "ex-merge-smallest": [saving_pick, saving_pick_sorted],
 }
 WRONG = {
-    "ex-merge-pairs": [pair_counts_no_overlap, pair_counts_misses_last, pair_counts_seen, pair_counts_list],
+    "ex-merge-pairs": [pair_counts_no_overlap, pair_counts_misses_last, pair_counts_seen, pair_counts_list,
+                       pair_counts_via_bytes],
     "ex-merge-merge": [merge_right_to_left, merge_in_place, merge_drops_last, merge_tuple],
     "ex-merge-saving": [saving_is_count, saving_half_count, saving_misses_last_pair, saving_pops,
-                        saving_as_merged_length],
+                        saving_as_merged_length, saving_bytes_count],
     "ex-merge-train": [train_first_seen, train_largest_tie, train_no_stop, train_stops_at_two,
                        train_one_too_many, train_no_split, train_unweighted, train_merges_right_to_left,
-                       train_all_tied_at_once, train_ids_from_255, train_dict],
+                       train_all_tied_at_once, train_ids_from_255, train_dict, train_characters,
+                       train_split_on_whitespace],
     "ex-merge-smallest": [pick_by_count, pick_largest_tie, pick_first_seen, pick_unweighted,
-                          pick_half_count, pick_across_chunks, pick_list, pick_pops],
+                          pick_half_count, pick_across_chunks, pick_list, pick_pops, pick_empty_fails],
 }
 
 

@@ -73,6 +73,14 @@ def decode_codecs(ids, vocab):  # the same through the codecs module, bytes gath
     return codecs.decode(bytes(data), "utf-8", "replace")
 
 
+def decode_incremental(ids, vocab):  # token by token through an incremental decoder
+    return "".join(codecs.iterdecode((vocab[i] for i in ids), "utf-8", errors="replace"))
+
+
+def decode_strip(ids, vocab):  # tidies the text: spaces and line breaks at the ends vanish
+    return decode(ids, vocab).strip()
+
+
 def decode_each_token(ids, vocab):  # token by token: breaks a character split across tokens
     return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)
 
@@ -154,6 +162,14 @@ def _look_back(data, tokens, width):
     return best[len(data)]
 
 
+def fewest_greedy_from_the_right(data, tokens):  # the longest token that ends here, from the end
+    n, k = 0, len(data)
+    while k > 0:
+        k = min(j for j in range(k) if data[j:k] in tokens)
+        n += 1
+    return n
+
+
 def fewest_look_back_4(data, tokens):  # a fixed 4-byte look-back: misses longer tokens
     return _look_back(data, tokens, 4)
 
@@ -194,15 +210,15 @@ def fewest_segmentation(data, tokens):  # returns the tokens, not how many
 
 RIGHT = {
     "ex-tokenizer-utf8": [utf8, utf8_by_rows],
-    "ex-tokenizer-decode": [decode, decode_codecs],
+    "ex-tokenizer-decode": [decode, decode_codecs, decode_incremental],
     "ex-tokenizer-fewest": [fewest_tokens, fewest_memo, fewest_forward],
 }
 WRONG = {
     "ex-tokenizer-utf8": [utf8_little_endian, utf8_off_by_one, utf8_off_by_one_at_4_bytes, utf8_latin1,
                           utf8_no_markers, utf8_list],
     "ex-tokenizer-decode": [decode_each_token, decode_strict, decode_ignore, decode_ids_as_bytes,
-                            decode_latin1_fallback, decode_fffd_per_byte, decode_bytes],
-    "ex-tokenizer-fewest": [fewest_greedy, fewest_look_back_4, fewest_look_back_8,
+                            decode_latin1_fallback, decode_fffd_per_byte, decode_bytes, decode_strip],
+    "ex-tokenizer-fewest": [fewest_greedy, fewest_greedy_from_the_right, fewest_look_back_4, fewest_look_back_8,
                             fewest_look_back_short_by_one, fewest_characters,
                             With(fewest_no_memo, time_limit=2), fewest_segmentation],
 }
@@ -225,7 +241,7 @@ def test_a_search_without_a_memo_is_called_too_slow():
 
 def test_a_fixed_look_back_fails_on_a_long_token():
     message = run_wrong("ex-tokenizer-fewest", fewest_look_back_4)
-    assert "expected" in message and "look back" in message
+    assert "expected" in message and "up to the longest one" in message
 
 
 def test_characters_for_bytes_are_told_to_count_bytes():

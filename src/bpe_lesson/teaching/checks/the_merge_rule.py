@@ -29,6 +29,19 @@ from . import Generated, _gen, call, check, compare
 from ._calls import _shrink_args
 
 TOY = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
+BASES = [97, 97, 97, 254, 65_534]  # the smallest id of a generated list: letters, or ids around 256, 65,536
+
+
+def _size(value) -> int:
+    """How big an input is, to try small cases first (the first failure is then a small one)."""
+    if isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
+        return len(value) + sum(_size(v) for v in value if not isinstance(v, (str, bytes, int)))
+    return 0
+
+
+def smallest_first(cases):
+    """Generated cases sorted by size, so the first disagreement found is on a small input."""
+    return sorted(cases, key=lambda g: sum(_size(a) for a in g.args))
 
 
 def _pair_cases(label):
@@ -36,8 +49,8 @@ def _pair_cases(label):
     yield from [([1, 2, 3, 1, 2],), ([97, 97, 97],), ([97, 97, 97, 97],), ([],), ([5],),
                 (list(b"abab"),), (list(samples.prose_topics()["if"].encode()),)]
     rng = _gen.rng_for(label)
-    for _ in range(200):
-        yield Generated(_gen.ids(rng))
+    # ids of bytes, and ids past 255 and 65,535 (merged tokens), smallest lists first
+    yield from smallest_first(Generated(_gen.ids(rng, base=rng.choice(BASES))) for _ in range(200))
 
 
 @check("ex-merge-pairs")
@@ -52,11 +65,13 @@ def _merge_cases(label):
     yield from [([1, 2, 3, 1, 2], (1, 2), 4), ([97, 97, 97], (97, 97), 256), ([97, 97, 97, 97], (97, 97), 256),
                 ([], (1, 2), 256), ([1], (1, 2), 256), ([5, 6], (6, 5), 7)]
     rng = _gen.rng_for(label)
+    cases = []
     for _ in range(200):
         ids = _gen.ids(rng)
         pairs = list(zip(ids, ids[1:])) or [(97, 98)]
         pair = rng.choice(pairs) if rng.random() < 0.9 else (97, 97)
-        yield Generated(ids, pair, rng.choice([256, 257, 300, 65_535, 65_536]))
+        cases.append(Generated(ids, pair, rng.choice([256, 257, 300, 65_535, 65_536])))
+    yield from smallest_first(cases)
 
 
 @check("ex-merge-merge")
@@ -78,8 +93,9 @@ def _saving_cases(label):
     yield from ((list(t), tuple(p)) for t, p in hand)
     yield from ((doc, p) for p in [(32, 32), (101, 32), (10, 10)])
     rng = _gen.rng_for(label)
+    cases = []
     for _ in range(220):
-        ids = _gen.ids(rng, 16, alphabet=rng.choice([1, 2, 3]))
+        ids = _gen.ids(rng, 16, alphabet=rng.choice([1, 2, 3]), base=rng.choice(BASES))
         pairs = list(zip(ids, ids[1:]))
         r = rng.random()
         if r < 0.5 and ids:  # a token with itself: the pair that can overlap
@@ -89,7 +105,8 @@ def _saving_cases(label):
             pair = rng.choice(pairs)
         else:  # a pair that may not occur at all
             pair = (97 + rng.randrange(3), 97 + rng.randrange(3))
-        yield Generated(ids, pair)
+        cases.append(Generated(ids, pair))
+    yield from smallest_first(cases)
 
 
 def _saving_hint(args, want, got):
@@ -153,12 +170,14 @@ def _train_cases(label):
                 ("abab", 256), ("abab", 257), ("abab", 258), ("aaaa aaaa", 260), ("ab ab ab", 270),
                 (topic, 256 + 30)]
     rng = _gen.rng_for(label)
+    cases = []
     for _ in range(220):
         text = _train_text(rng)
         made = len(_all_merges(text))  # the merges the package makes before it stops
         extra = rng.choice([0, 1, made - 1, made, made, made + 1, made + 1, made + 4,
                             rng.randint(0, made + 1)])
-        yield Generated(text, 256 + max(0, extra))
+        cases.append(Generated(text, 256 + max(0, extra)))
+    yield from smallest_first(cases)
 
 
 def _as_merges(result):
@@ -269,8 +288,7 @@ def _smallest_cases(label):
             {TOY.encode(): 1}]
     yield from (({tuple(w): c for w, c in h.items()},) for h in hand)
     rng = _gen.rng_for(label)
-    for _ in range(220):
-        yield Generated(_corpus(rng))
+    yield from smallest_first(Generated(_corpus(rng)) for _ in range(220))
 
 
 def _smallest_show(args):

@@ -108,9 +108,11 @@ def _decode_cases(label):
     for name, text in samples.MULTILINGUAL.items():
         yield (list(text[:12].encode("utf-8")), plain)
     rng = _gen.rng_for(label)
+    cases = []
     for k in range(220):
         text = _gen.utf8(rng, 10).decode("utf-8") if k % 2 else _gen.text(rng, 16, long=0.02)
-        yield Generated(*_vocab_and_ids(rng, text))
+        cases.append(Generated(*_vocab_and_ids(rng, text)))
+    yield from sorted(cases, key=lambda g: len(g.args[0]))  # short id lists first
 
 
 def _decode_show(args):
@@ -212,6 +214,7 @@ def _fewest_cases(label):
     for data, extra in hand:
         yield data, singles | extra
     rng = _gen.rng_for(label)
+    cases = []
     for k in range(240):
         kind = k % 4
         if kind == 0:  # letters: the greedy trap (ab + cdef beats abc + d + e + f)
@@ -231,7 +234,8 @@ def _fewest_cases(label):
             else:
                 data = bytes(rng.choice(b"ab\x80\xc3\xe4\xff") for _ in range(rng.randint(0, 12)))
                 extra = _substrings(rng, data, 4, 2, 6)
-        yield Generated(data, singles | extra)
+        cases.append(Generated(data, singles | extra))
+    yield from sorted(cases, key=lambda g: (len(g.args[0]), len(g.args[1])))  # short inputs first
 
 
 def _fewest_show(args):
@@ -266,7 +270,7 @@ def _fewest_hint(args, want, got):
     if got > want and got == _longest_first(data, tokens):
         return "longest token first is not always best: try every token ending here"
     if got > want:
-        return "look back as far as the longest token: any token may end here"
+        return "try every token that can end here, up to the longest one"
     return None
 
 
