@@ -285,6 +285,12 @@ def decode_stream_lead_bytes(ids, vocab):  # reads the lead byte to know how man
         pending = pending[k:]
 
 
+def decode_stream_pops(ids, vocab):  # right pieces, but it empties the caller's list of ids
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    while ids:
+        yield decoder.decode(vocab[ids.pop(0)])
+
+
 def decode_stream_each(ids, vocab):  # decodes each id alone: half characters become U+FFFD
     for i in ids:
         yield vocab[i].decode("utf-8", errors="replace")
@@ -360,7 +366,8 @@ WRONG = {
                        rank_encode_as_merges, rank_encode_characters, rank_encode_parts],
     "ex-decode-replace": [decode_each, decode_per_byte, decode_ignore, decode_strict, decode_rest_lost],
     "ex-decode-stream": [decode_stream_each, decode_stream_ignore, decode_stream_hold_three,
-                         decode_stream_two_back, decode_stream_late, decode_stream_skips_empty],
+                         decode_stream_two_back, decode_stream_late, decode_stream_skips_empty,
+                         decode_stream_pops],
 }
 
 

@@ -134,6 +134,12 @@ def pick_skip_after_stop(counts, vocab):  # checks the stop before dropping pair
     return _pick(counts, vocab, stop=0)
 
 
+def pick_pops(counts, vocab):  # right pair, but it deletes the pairs it skips from the caller's dict
+    for p in [p for p in counts if vocab[p[0]] + vocab[p[1]] in vocab.values()]:
+        del counts[p]
+    return _pick(counts, vocab)
+
+
 def pick_list(counts, vocab):  # returns the pair as a list
     p = pick(counts, vocab)
     return None if p is None else list(p)
@@ -289,6 +295,15 @@ def realised_count_two(merges, chunks):  # confuses it with training's stop: wan
     return True
 
 
+def realised_in_place(merges, chunks):  # right answer, but it overwrites the caller's chunks
+    for pair, new_id in merges:
+        merged = [merge(list(w), pair, new_id) for w in chunks]
+        if all(len(m) == len(w) for m, w in zip(merged, chunks)):
+            return False
+        chunks[:] = merged
+    return True
+
+
 def realised_as_int(merges, chunks):  # returns 1 or 0, not True or False
     return int(is_realised(merges, chunks))
 
@@ -303,12 +318,13 @@ WRONG = {
     "ex-overlaps-gain": [f_and_g_no_overlap, f_and_g_gain_is_count, f_and_g_half, f_and_g_unweighted,
                          f_and_g_list],
     "ex-overlaps-rule": [pick_no_skip, pick_max_of_dict, pick_largest, pick_by_bytes, pick_stop_at_one,
-                         pick_stop_at_three, pick_skip_after_stop, pick_list],
+                         pick_stop_at_three, pick_skip_after_stop, pick_pops, pick_list],
     "ex-overlaps-train": [train_no_skip, train_ignores_base, train_ids_from_256, train_base_by_pair,
                           train_one_too_many, train_stop_at_one, train_first_seen, train_no_split,
                           train_returns_all],
     "ex-overlaps-realised": [realised_by_bytes, realised_by_final_ids, realised_by_pair_anywhere,
-                             realised_but_last, realised_in_every_chunk, realised_count_two, realised_as_int],
+                             realised_but_last, realised_in_every_chunk, realised_count_two, realised_in_place,
+                             realised_as_int],
 }
 
 
