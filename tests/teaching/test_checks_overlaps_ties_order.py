@@ -33,13 +33,13 @@ def merge(ids, pair, idx):
 
 # ---------------------------------------------------------------- ex-overlaps-gain
 
-def f_and_g(words, pair):  # the notebook's: count, then merge and measure
+def f_and_g(words, pair):  # written differently from the notebook's: count, then merge and measure
     f = sum(c * sum(p == pair for p in zip(w, w[1:])) for w, c in words.items())
     g = sum(c * (len(w) - len(textbook.merge(list(w), pair, 256))) for w, c in words.items())
     return f, g
 
 
-def f_and_g_from_runs(words, pair):  # the proposition: runs of a decide, no merge at all
+def f_and_g_from_runs(words, pair):  # as the notebook's: the proposition, runs of a decide, no merge
     if pair[0] != pair[1]:
         f = sum(c * sum(p == pair for p in zip(w, w[1:])) for w, c in words.items())
         return f, f
@@ -309,7 +309,7 @@ def realised_as_int(merges, chunks):  # returns 1 or 0, not True or False
 
 
 RIGHT = {
-    "ex-overlaps-gain": [f_and_g, f_and_g_from_runs],
+    "ex-overlaps-gain": [f_and_g_from_runs, f_and_g],
     "ex-overlaps-rule": [pick, pick_sorted],
     "ex-overlaps-train": [train, train_with_package_steps],
     "ex-overlaps-realised": [is_realised, is_realised_any],
