@@ -205,7 +205,7 @@ GOOD_RANK_TEXT = [b"4294967294", b"0000000007", b"007", b"0"]
 def _file(rng) -> bytes:
     """A small .tiktoken file: some lines good, blank and whitespace-only lines among them,
     fields apart by spaces or tabs, line ends \\n, \\r\\n or (rarely) \\r, a last newline
-    or none, and in about half of them one or two lines broken in one of the ways above."""
+    or none, and in half of them one or two lines broken in one of the ways above."""
     n = rng.randint(0, 6)
     tokens = list({_token(rng, 4) for _ in range(n)})
     ranks = rng.sample(sorted(set(IDS[:12] + [rng.randrange(300) for _ in range(6)])), len(tokens))
@@ -220,7 +220,7 @@ def _file(rng) -> bytes:
         lines.append(line)
     for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):  # blank lines, anywhere
         lines.insert(rng.randint(0, len(lines)), rng.choice([b"", b"", b" ", b"\t", b"  \t "]))
-    for _ in range(rng.choice([0, 0, 1, 1, 1, 2])):  # broken lines
+    for _ in range(rng.choice([0, 0, 0, 1, 1, 2])):  # broken lines
         lines.insert(rng.randint(0, len(lines)), _broken(rng, lines))
     end = rng.choice([b"\n"] * 6 + [b"\r\n", b"\r\n", b"\r"])
     data = end.join(lines)
