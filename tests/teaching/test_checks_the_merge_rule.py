@@ -189,10 +189,11 @@ def _train(text, vocab_size, tie=min, stop=2, split=True, merge=merge_pair, firs
 
 
 def train(text, vocab_size):  # the notebook's solution
-    words = Counter(tuple(c.encode()) for c in split_chunks(text, GPT4_PATTERN))
+    chunks = split_chunks(text, GPT4_PATTERN)
+    words = Counter(tuple(c.encode()) for c in chunks)  # ids -> count
     merges = []
     for new_id in range(256, vocab_size):
-        pairs = Counter()  # (int, int) -> count, each chunk weighted by its count
+        pairs = Counter()  # (int, int) -> count, chunks weighted
         for w, c in words.items():
             for pair, n in pair_counts(list(w)).items():
                 pairs[pair] += n * c
@@ -200,7 +201,8 @@ def train(text, vocab_size):  # the notebook's solution
             break  # the stop rule
         top = max(pairs.values())
         best = min(p for p, f in pairs.items() if f == top)  # the tie rule
-        words = {tuple(merge_pair(list(w), best, new_id)): c for w, c in words.items()}
+        words = {tuple(merge_pair(list(w), best, new_id)): c
+                 for w, c in words.items()}
         merges.append((best, new_id))
     return merges
 
@@ -307,8 +309,8 @@ def saving_pick(words):  # the notebook's solution
         for pair in pair_counts(list(w)):
             saving[pair] += c * merge_saving(list(w), pair)
     if not saving:
-        return None
-    top = max(saving.values())
+        return None  # no chunk has a pair
+    top = max(saving.values())  # ties go to the smallest pair
     return min(p for p, g in saving.items() if g == top)
 
 

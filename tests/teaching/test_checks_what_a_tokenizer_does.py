@@ -14,8 +14,10 @@ def utf8(cp):  # the notebook's solution
     if cp < 0x80:
         return bytes([cp])
     k = 2 if cp < 0x800 else 3 if cp < 0x10000 else 4  # bytes needed
-    tail = [0x80 | (cp >> 6 * j) & 0x3F for j in range(k - 2, -1, -1)]  # 6 bits each, high first
-    lead = (0xFF << (8 - k)) & 0xFF | cp >> 6 * (k - 1)  # k ones, a zero, the top bits
+    # each further byte: 10, then 6 bits of cp, the highest bits first
+    tail = [0x80 | (cp >> 6 * j) & 0x3F for j in range(k - 2, -1, -1)]
+    # the lead byte: k ones, a zero, then the top bits of cp
+    lead = (0xFF << (8 - k)) & 0xFF | cp >> 6 * (k - 1)
     return bytes([lead] + tail)
 
 
@@ -62,7 +64,8 @@ def utf8_list(cp):  # the right numbers, but a list, not bytes
 # ---------------------------------------------------------------- ex-tokenizer-decode
 
 def decode(ids, vocab):  # the notebook's solution
-    data = b"".join(vocab[i] for i in ids)  # all the bytes first: a token may end inside a character
+    # all the bytes first: a token may end inside a character
+    data = b"".join(vocab[i] for i in ids)
     return data.decode("utf-8", errors="replace")
 
 
@@ -118,11 +121,11 @@ def decode_bytes(ids, vocab):  # stops at the bytes
 
 def fewest_tokens(data, tokens):  # the notebook's solution
     longest = max(map(len, tokens))
-    best = [0] + [None] * len(data)  # best[k]: the fewest tokens that spell data[:k]
+    best = [0] + [None] * len(data)  # best[k]: fewest tokens for data[:k]
     for k in range(1, len(data) + 1):
         options = [best[j] + 1 for j in range(max(0, k - longest), k)
                    if best[j] is not None and data[j:k] in tokens]
-        best[k] = min(options)  # never empty: the single byte data[k-1] is a token
+        best[k] = min(options)  # never empty: data[k-1] alone is a token
     return best[len(data)]
 
 
