@@ -23,7 +23,7 @@ import numpy as np
 
 from ...patterns import uncovered
 from ...unicode_classes import CLASS_NAMES, members, ranges, regex_table, to_ranges
-from . import Generated, _gen, check, compare
+from . import Generated, TooSlow, _gen, check, compare
 from ._calls import _shrink_args
 
 # code points the regex module's tables (2026.11.19) classify otherwise than tiktoken's,
@@ -136,9 +136,23 @@ def _class_hint(args, want, got):
             f"(ask tiktoken, not regex or unicodedata)")
 
 
+def _no_panic(fn):
+    """``fn`` with a Rust panic inside tiktoken (pyo3's PanicException, a BaseException that
+    ``compare`` would let through) turned into an error the check reports."""
+    def calm(*args):
+        try:
+            return fn(*args)
+        except (Exception, TooSlow, KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as e:  # subtle: PanicException is no Exception
+            raise RuntimeError(f"tiktoken panicked: {str(e)[:50]}") from None
+    calm.__name__ = getattr(fn, "__name__", "the solution")
+    return calm
+
+
 @check("ex-unicode-tiktoken-class")
 def check_tiktoken_members(tiktoken_members):
-    compare(tiktoken_members, tiktoken_class, _class_cases("ex-unicode-tiktoken-class"), kind=str, hint=_class_hint,
+    compare(_no_panic(tiktoken_members), tiktoken_class, _class_cases("ex-unicode-tiktoken-class"), kind=str, hint=_class_hint,
             shrink=_chars_only)
 
 
