@@ -30,6 +30,16 @@ from ._calls import _shrink_args
 
 TOY = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 BASES = [97, 97, 97, 254, 65_534]  # the smallest id of a generated list: letters, or ids around 256, 65,536
+# ids whose digits end in one another's (1 and 11, 2 and 112): a solution that works on the ids
+# written out as text ("1,2," is found inside "11,2,") fails on them
+MIXED = [1, 2, 11, 12, 21, 112, 256, 1256]
+
+
+def _ids(rng, n=16):
+    """A generated id list: from a small alphabet at one of BASES, or (one time in six) from MIXED."""
+    if rng.random() < 1 / 6:
+        return [rng.choice(MIXED[:rng.randint(2, len(MIXED))]) for _ in range(rng.randint(0, n))]
+    return _gen.ids(rng, n, alphabet=rng.choice([1, 2, 3]), base=rng.choice(BASES))
 
 
 def _size(value) -> int:
@@ -50,7 +60,7 @@ def _pair_cases(label):
                 (list(b"abab"),), (list(samples.prose_topics()["if"].encode()),)]
     rng = _gen.rng_for(label)
     # ids of bytes, and ids past 255 and 65,535 (merged tokens), smallest lists first
-    yield from smallest_first(Generated(_gen.ids(rng, base=rng.choice(BASES))) for _ in range(200))
+    yield from smallest_first(Generated(_ids(rng, 24)) for _ in range(200))
 
 
 @check("ex-merge-pairs")
@@ -95,7 +105,7 @@ def _saving_cases(label):
     rng = _gen.rng_for(label)
     cases = []
     for _ in range(220):
-        ids = _gen.ids(rng, 16, alphabet=rng.choice([1, 2, 3]), base=rng.choice(BASES))
+        ids = _ids(rng)
         pairs = list(zip(ids, ids[1:]))
         r = rng.random()
         if r < 0.5 and ids:  # a token with itself: the pair that can overlap
