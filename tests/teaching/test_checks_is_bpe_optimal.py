@@ -176,6 +176,16 @@ def brute_right_to_left(text, k):  # joins the occurrences from the right: "aaa"
     return fewest(tuple(bytes([b]) for b in text), k)
 
 
+def brute_top_pairs_only(text, k):  # prunes: tries only the 3 most frequent pairs at each step
+    def fewest(symbols, left):
+        if left == 0 or len(symbols) < 2:
+            return len(symbols)
+        top = [pair for pair, _ in Counter(zip(symbols, symbols[1:])).most_common(3)]
+        return min(fewest(optimal.apply_merge(symbols, pair), left - 1) for pair in top)
+
+    return fewest(tuple(bytes([b]) for b in text), k)
+
+
 def brute_one_merge_short(text, k):  # off by one: k - 1 merges
     return fewest_after_merges(text, max(0, k - 1))
 
@@ -303,7 +313,7 @@ WRONG = {
                         shortest_look_back_one_short, With(shortest_without_memo, time_limit=2),
                         shortest_ranks, shortest_as_tuple, shortest_adds_to_ranks],
     "ex-opt-brute": [brute_greedy, brute_no_nesting, brute_overlapping_savings, brute_first_occurrence_only,
-                     brute_right_to_left, brute_one_merge_short, brute_no_stop],
+                     brute_right_to_left, brute_top_pairs_only, brute_one_merge_short, brute_no_stop],
     "ex-opt-dropout": [dropout_per_word, dropout_never_stops, dropout_leftmost, dropout_keeps_with_p,
                        dropout_rightmost_tie, dropout_as_strings],
 }
