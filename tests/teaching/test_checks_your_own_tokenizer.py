@@ -911,7 +911,7 @@ def test_wrong_solution_fails(label, solution):
 
 @pytest.mark.slow
 def test_the_notebooks_trainer_meets_the_bounds_on_a_megabyte():
-    run_right("ex-own-train", With(train, time_limit=180))
+    run_right("ex-own-train", With(train, time_limit=180))  # as the notebook calls it
 
 
 def test_wrong_solutions_fail_for_the_reason_given():
