@@ -245,15 +245,19 @@ def _same_distribution(want, got) -> bool:
 def _dropout_hint(args, want, got):
     if not isinstance(got, dict):
         return None
+
+    def cut(parts):  # (b'a', b'bc') -> 'a|bc'
+        return "|".join(t.decode("utf-8", "replace") for t in parts) or "()"
+
     mine = {tuple(k): v for k, v in got.items() if isinstance(v, (int, float)) and v > 1e-12}
     extra = sorted(set(mine) - set(want))
     if extra:
-        return f"{'|'.join(t.decode('utf-8', 'replace') for t in extra[0])} cannot occur"
+        return f"{cut(extra[0])} cannot occur"
     missing = sorted(set(want) - set(mine))
     if missing:
-        return f"{'|'.join(t.decode('utf-8', 'replace') for t in missing[0])} can occur, with P {want[missing[0]]:.4f}"
+        return f"{cut(missing[0])} can occur, with P {want[missing[0]]:.4f}"
     parts = next(p for p, q in sorted(want.items()) if abs(mine[p] - q) >= 1e-9)
-    return f"P({'|'.join(t.decode('utf-8', 'replace') for t in parts)}) is {want[parts]:.6f}, yours {mine[parts]:.6f}"
+    return f"P({cut(parts)}) is {want[parts]:.6f}, yours {mine[parts]:.6f}"
 
 
 def _dropout_cases(label):
