@@ -259,6 +259,11 @@ def split_drops_spaces(text, pattern):  # whitespace chunks thrown away, as str.
     return [c for c in split(text, pattern) if c.strip()]
 
 
+def split_re(text, pattern):  # Python's re module: it knows no \\p{L}
+    import re
+    return re.findall(pattern, text) if pattern else ([text] if text else [])
+
+
 # ---------------------------------------------------------------- ex-own-specials
 
 def cut_specials_scan(text, specials, allowed_special, disallowed_special):  # startswith at each place
@@ -388,6 +393,16 @@ def rank_encode_no_shortcut(chunk, ranks):  # no whole-chunk lookup: a token rea
         _, k = min(joins)
         parts[k:k + 2] = [parts[k] + parts[k + 1]]
     return [ranks[p] for p in parts]
+
+
+def rank_encode_highest_first(chunk, ranks):  # joins the highest rank first
+    parts = [chunk[i:i + 1] for i in range(len(chunk))]
+    while True:
+        joins = [(ranks[a + b], k) for k, (a, b) in enumerate(zip(parts, parts[1:])) if a + b in ranks]
+        if not joins:
+            return [ranks[p] for p in parts]
+        _, k = max(joins)
+        parts[k:k + 2] = [parts[k] + parts[k + 1]]
 
 
 # ---------------------------------------------------------------- ex-own-decode
@@ -543,6 +558,16 @@ def encode_lines_after_space(lines, encode):  # cuts before any line that is not
         held += line
     yield from encode(held)
 
+
+
+def encode_lines_every_50_characters(lines, encode):  # cuts by size, wherever that falls
+    held = ""
+    for line in lines:
+        held += line
+        if len(held) > 50:
+            yield from encode(held)
+            held = ""
+    yield from encode(held)
 
 
 # ---------------------------------------------------------------- ex-own-encode
@@ -848,6 +873,28 @@ def train_ignores_counts(text, vocab_size):  # each distinct chunk counted once,
     return train("\n".join(sorted(chunks)), vocab_size) if chunks else []
 
 
+def train_one_short(text, vocab_size):  # off by one: one merge fewer than the vocabulary has room for
+    return train(text, vocab_size - 1) if vocab_size > 256 else []
+
+
+def train_no_overlap(text, vocab_size):  # pairs counted like str.count: "aaa" holds (a, a) once
+    chunks = Counter(split(text, GPT4_PATTERN))
+    words, counts = [list(c.encode()) for c in chunks], list(chunks.values())
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges = []
+    while 256 + len(merges) < vocab_size:
+        pair_counts = index_no_overlap(words, counts)[0]
+        if not pair_counts or max(pair_counts.values()) < 2:
+            break
+        top = max(pair_counts.values())
+        pair = min(p for p, c in pair_counts.items() if c == top)
+        new_id = 256 + len(merges)
+        vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
+        merges.append((pair, new_id))
+        words = [merge(w, pair, new_id) for w in words]
+    return merges
+
+
 # ---------------------------------------------------------------- the tables
 
 SMALL = dict(size=50_000, time_limit=60)  # the trainer's speed and memory on 50 KB, here
@@ -867,11 +914,11 @@ RIGHT = {
 }
 
 WRONG = {
-    "ex-own-split": [split_no_cover, split_empty_chunk, split_keeps_gaps, split_drops_spaces],
+    "ex-own-split": [split_no_cover, split_empty_chunk, split_keeps_gaps, split_drops_spaces, split_re],
     "ex-own-specials": [cut_never_raises, cut_forgets_all, cut_in_given_order, cut_keeps_empty,
                         cut_checks_pieces_only],
     "ex-own-rank": [rank_encode_rightmost, rank_encode_byte_ids, rank_encode_greedy, rank_encode_all_at_once,
-                    rank_encode_no_shortcut],
+                    rank_encode_no_shortcut, rank_encode_highest_first],
     "ex-own-decode": [With(decode_bytes, decode_each), With(decode_bytes, decode_ignore),
                       With(decode_bytes, decode_strict), With(decode_bytes, decode_latin1),
                       With(decode_bytes_str, decode)],
@@ -883,7 +930,7 @@ WRONG = {
                      With(save_crlf, load_ranks, real_files=False),
                      With(save_raw_bytes, load_ranks, real_files=False)],
     "ex-own-stream": [encode_lines_join_all, encode_lines_each, encode_lines_every_five, encode_lines_loses_last,
-                      encode_lines_slash, encode_lines_after_space],
+                      encode_lines_slash, encode_lines_after_space, encode_lines_every_50_characters],
     "ex-own-tokenizer": [With(TieToTheRight, time_limit=60), With(NoSpecials, time_limit=60),
                          With(AlwaysAllowed, time_limit=60), With(StrictDecode, time_limit=60),
                          With(JoinsAllLines, time_limit=60), With(SavesNoJson, time_limit=60),
@@ -895,7 +942,8 @@ WRONG = {
                      With(index_pairs, merge_right_to_left), With(index_pairs, merge_every_overlap)],
     "ex-own-update": [update_no_push, update_no_index, update_once_per_word, update_overlapping],
     "ex-own-train": [With(train_largest_pair, **SMALL), With(train_stops_at_three, **SMALL),
-                     With(train_ignores_counts, **SMALL)],
+                     With(train_ignores_counts, **SMALL), With(train_one_short, **SMALL),
+                     With(train_no_overlap, **SMALL)],
 }
 
 
