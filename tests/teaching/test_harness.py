@@ -111,3 +111,12 @@ def test_nbval_names_the_failing_exercise(tmp_path):
                        text=True, timeout=300, env=dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"))
     assert p.returncode == 1, p.stdout
     assert "FAILED toy.ipynb::Cell 1 [ex-toy-double]" in p.stdout, p.stdout
+
+
+def test_a_base_exception_in_the_readers_code_is_a_failure(demo):
+    class Panic(BaseException):  # as pyo3 raises when Rust code panics
+        pass
+
+    def panics(xs):
+        raise Panic("index out of bounds")
+    assert "raised Panic: index out of bounds" in failure(demo, panics)

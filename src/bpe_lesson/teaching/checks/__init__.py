@@ -23,7 +23,7 @@ import signal
 import threading
 
 from . import _calls
-from ._calls import Generated, ReaderError, call, compare  # noqa: F401  (the chapters' modules use them)
+from ._calls import Generated, ReaderError, TooSlow, call, compare  # noqa: F401  (the chapters' modules use them)
 
 CHECKS = {}  # exercise label -> function(solution, ...) that raises AssertionError when it is wrong
 
@@ -55,11 +55,6 @@ class ExerciseFailed(AssertionError):
 
     def _render_traceback_(self):
         return [f"{type(self).__name__}: {self}"]
-
-
-class TooSlow(BaseException):
-    """Raised by the timer inside the reader's code (a BaseException, so ``except Exception`` in
-    the reader's code cannot swallow it)."""
 
 
 TIME_LIMIT = 10.0  # seconds a check may take; grade(..., time_limit=...) changes it for one call

@@ -25,6 +25,14 @@ class ReaderError(AssertionError):
     """The reader's code raised, or returned something of the wrong kind."""
 
 
+class TooSlow(BaseException):
+    """Raised by grade's timer inside the reader's code (a BaseException, so ``except Exception``
+    in the reader's code cannot swallow it)."""
+
+
+_PASS_THROUGH = (KeyboardInterrupt, SystemExit, TooSlow, GeneratorExit)  # never the reader's mistake
+
+
 def call(fn, *args):
     """Call the reader's ``fn``; an exception it raises becomes a failed check that names it.
 
@@ -148,7 +156,10 @@ def compare(reader, reference, cases, *, label=None, equal=None, shrink=None, va
                 lines.append(f"  (the same when printed: {type(want).__name__} expected, "
                              f"{type(got).__name__} given)")
         if hint and why == "is wrong":  # a hint reads a value of the right kind only
-            advice = hint(args, want, got)
+            try:
+                advice = hint(args, want, got)
+            except Exception:  # a hint that cannot read this answer gives none
+                advice = None
             if advice:
                 lines.append(f"  hint: {advice}")
         raise ReaderError("\n".join(lines))
@@ -178,8 +189,10 @@ def _disagreement(reader, reference, args, equal, kind, pure):
         raise
     except RecursionError:
         return want, _RAISED, "raised RecursionError (too deep: a recursion without a memo?)"
-    except Exception as e:
-        return want, _RAISED, f"raised {type(e).__name__}: {_shown(str(e), 60)}"
+    except _PASS_THROUGH:
+        raise
+    except BaseException as e:  # a panic inside a compiled library is a BaseException too
+        return want, _RAISED, f"raised {type(e).__name__}: {_short(str(e).splitlines()[0] if str(e) else '', 60)}"
     if kind is not None and not isinstance(got, kind):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         return want, got, f"returned a {type(got).__name__}, not a {names}"
