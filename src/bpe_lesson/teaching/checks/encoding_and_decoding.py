@@ -21,6 +21,7 @@ from ... import textbook
 from ...chunks import count_chunks, to_byte_counts
 from ...patterns import GPT4_PATTERN, split_chunks
 from ...ranks import bpe_encode_chunk, byte_pair_merge
+from ...tiktoken_io import tiktoken_spec
 from ...tokenizer import Tokenizer
 from ...trainer import train as package_train
 from .. import samples
@@ -214,9 +215,8 @@ def _tokens_shown(table) -> str:
 @functools.lru_cache(maxsize=1)
 def _cl100k():
     """GPT-4's ranks (offline) and tiktoken's own encoder built from them."""
-    import tiktoken
+    import tiktoken  # here: only this check needs tiktoken itself
 
-    from ...tiktoken_io import tiktoken_spec
     spec = tiktoken_spec("cl100k_base")
     enc = tiktoken.Encoding("cl100k_base_offline", pat_str=spec["pattern"], mergeable_ranks=spec["ranks"],
                             special_tokens={})

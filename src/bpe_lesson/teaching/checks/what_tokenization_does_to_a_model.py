@@ -24,6 +24,7 @@ from ...ranks import byte_pair_merge
 from ...tokenizer import Tokenizer
 from ..samples import MULTILINGUAL
 from . import Generated, _gen, check, compare
+from ._calls import _shrink_args
 
 SMALL = "cl100k_base[:3000]"
 
@@ -49,7 +50,6 @@ def _on_vocabulary(fn):
 
 def _keep_name(args):
     """Shrink every argument but the first (the vocabulary's name)."""
-    from ._calls import _shrink_args
     for smaller in _shrink_args(args[1:]):
         yield (args[0],) + smaller
 
