@@ -1,0 +1,146 @@
+"""The prose of "The merge rule, derived" against its own stored outputs.
+
+Each test reads the notebook's JSON (no execution) and checks one statement of the
+text: the proof of the falling count uses only the count rule of this chapter (the
+skip rule comes in chapter 3), the savings do not fall at every merge, the
+disagreements of the count and saving rules are the tokens the text names, and the
+Summary's figures are the glued ones.
+"""
+
+import json
+import os
+import re
+
+import pytest
+
+NB = os.path.join(os.path.dirname(__file__), "..", "..", "book", "the_merge_rule.ipynb")
+GLUE_ROLE = re.compile(r"\{glue:text\}`([^`:]+)(?::[^`]*)?`")
+
+
+@pytest.fixture(scope="module")
+def nb():
+    with open(NB, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def cells_by_id(nb):
+    return {c["id"]: c for c in nb["cells"]}
+
+
+def source(cell):
+    return "".join(cell["source"])
+
+
+def printed(cell):
+    return "".join("".join(o["text"]) for o in cell.get("outputs", [])
+                   if o["output_type"] == "stream")
+
+
+def glued(nb):
+    """name -> the text/plain a cell glued."""
+    out = {}
+    for c in nb["cells"]:
+        for o in c.get("outputs", []):
+            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                out[name] = o["data"]["application/papermill.record/text/plain"]
+    return out
+
+
+def markdown(nb):
+    return "\n".join(source(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
+def directive(text, kind, label=None):
+    """The body of the first ```{kind} block (with that :label:, if given) in text."""
+    for m in re.finditer(r"```\{" + re.escape(kind) + r"\}(.*?)```", text, re.S):
+        if label is None or f":label: {label}" in m.group(1):
+            return m.group(1)
+    raise AssertionError(f"no {kind} {label or ''}")
+
+
+def test_every_glued_name_in_the_text_is_glued_by_a_cell(nb):
+    missing = set(GLUE_ROLE.findall(markdown(nb))) - set(glued(nb))
+    assert not missing, f"names the text pastes but no cell glues: {sorted(missing)}"
+
+
+def test_the_falling_count_proof_uses_no_rule_chapter_3_introduces(nb):
+    # was: step 3 of the proof, "The trainer skips a pair whose bytes already are a
+    # token", a rule the chapter overlaps_ties_order introduces
+    text = markdown(nb)
+    thm = text.index(":label: thm-count-falls")
+    proof = text[thm:text.index("```{prf:remark}", thm)]
+    assert "skip" not in proof.lower() and "bytes" not in proof
+    assert "count rule of this chapter" in directive(text, "prf:theorem", "thm-count-falls")
+    # the skip rule is named only from the remark on, with where it is explained
+    remark = directive(text, "prf:remark", "rem-count-falls-skip")
+    assert "skip" not in text[:text.index(remark)].lower()
+    assert "{doc}`overlaps_ties_order`" in remark and "When the pair is already a token" in remark
+
+
+def test_the_summary_names_the_skip_rule_with_its_chapter(nb):
+    summary = markdown(nb).split("## Summary", 1)[1].split("## Exercises", 1)[0]
+    assert "never brings a pair back" not in summary
+    line = next(b for b in summary.split("\n* ") if "skip" in b)
+    assert "{doc}`overlaps_ties_order`" in line
+
+
+def test_savings_do_not_fall_at_every_merge_as_the_table_shows(nb):
+    # was: "Each later merge therefore saves fewer tokens"; merge 5 saved more than merge 4
+    text = markdown(nb)
+    assert "later merge therefore saves fewer" not in text
+    table = next(printed(c) for c in nb["cells"] if "count f    saved" in printed(c))
+    saved = {int(line.split()[0]): int(line.split()[-2].replace(",", ""))
+             for line in table.splitlines()[1:]}
+    g = glued(nb)
+    first = int(g["first_rise"])
+    assert saved[first] > saved[first - 1] and all(
+        saved[k] <= saved[k - 1] for k in range(2, first))
+    assert f"merge {first - 1}'s runs of spaces" in text and f"merge {first}'s `in`" in text
+    out = next(printed(c) for c in nb["cells"] if "saved more than the merge before" in printed(c))
+    assert out.startswith(f"{g['n_rises']} of ")
+
+
+def test_the_disagreements_are_the_tokens_the_text_names(nb):
+    # was: "runs of spaces, dashes, = signs and # signs, and line breaks", read off the
+    # first six of 39 cases; the text now names what the cell prints for all of them
+    out = next(printed(c) for c in nb["cells"] if "are a token merged with itself" in printed(c))
+    head, rest = out.split("\n", 1)
+    tokens = rest.split()
+    g = glued(nb)
+    assert head == f"all {g['n_differ']} are a token merged with itself:"
+    assert len(tokens) == int(g["n_differ"])
+    text = source(cells_by_id(nb)["3756b88a"])
+    assert "the cell above printed them all" in text
+    named = {"spaces": "␣␣", "dashes": "--", "`=`": "==", "`#`": "##", "`*`": "**",
+             "`/`": "//", "`_`": "__", "a line break": "↵", "`f` and `F`": "f",
+             "quotes": '"', "brackets": "(", "`.`": ".", "`>`": ">", "`~`": "~"}
+    for word, token in named.items():
+        assert word in text, word
+        assert any(t.startswith(token) for t in tokens), (word, token)
+    assert any(t.isdigit() for t in tokens) and "digits" in text
+    kinds = {t[0] for t in tokens}
+    assert kinds <= {"␣", "-", "=", "#", "*", "/", "_", "↵", "f", "F", '"', "'", "(", ")",
+                     ".", ">", "~"} | set("0123456789"), kinds
+
+
+def test_the_summary_figures_are_the_printed_ones(nb):
+    summary = markdown(nb).split("## Summary", 1)[1].split("## Exercises", 1)[0]
+    assert "a few dozen" not in summary
+    for name in ["n_differ", "lost", "lost_share", "n_rises"]:
+        assert f"{{glue:text}}`{name}" in summary, name
+    out = next(printed(c) for c in nb["cells"] if "gave up at those steps" in printed(c))
+    g = glued(nb)
+    assert out.startswith(f"{g['n_differ']} of the first 2,000 merges")
+    assert f"{int(g['lost']):,}" in out and f"({float(g['lost_share']):.2%} of the corpus)" in out
+
+
+def test_the_last_winning_counts_are_the_printed_ones(nb):
+    # was: "a handful or a few dozen times", for counts of 4, 17 and 22
+    out = next(printed(c) for c in nb["cells"] if "never rising" in printed(c))
+    g = glued(nb)
+    for key, name in [("prose", "English prose"), ("code", "Python code"),
+                      ("both", "prose + code")]:
+        m = re.search(rf"{re.escape(name)} +\d+ merges, winning count "
+                      r"([\d,]+) -> (\d[\d,]*\d|\d)\b", out)
+        assert (m.group(1).replace(",", ""), m.group(2)) == (g[f"first_{key}"], g[f"last_{key}"])
