@@ -100,11 +100,16 @@ def test_the_skip_example_is_not_called_the_smallest(nb):
 
 
 def test_the_falling_counts_are_said_to_need_no_skip_and_the_output_agrees(nb):
-    # it said the proof "never looks at bytes"; the proof in the_merge_rule has a fact
-    # about the skip, so the sentence now says which facts suffice without the skip
+    # it said the proof "never looks at bytes" while that proof leaned on the skip; the
+    # proof in the_merge_rule is now for the rule with no skip, and a remark adds it
     text = section(nb, "### What the skip protects")
     assert "Its proof never looks at bytes" not in text
-    assert "Without the skip every pair" in text
+    assert "Its proof is for the count\nrule with no skip" in text
+    with open(os.path.join(os.path.dirname(PATH), "the_merge_rule.ipynb"), encoding="utf-8") as f:
+        merge_rule = markdown(json.load(f))
+    assert ":label: thm-count-falls" in merge_rule and ":label: rem-count-falls-skip" in merge_rule
+    proof = merge_rule.split(":label: thm-count-falls", 1)[1].split("{prf:remark}", 1)[0]
+    assert "3. " not in proof  # two facts, none about the skip
     out = output_of(nb, "no_skip_merges, no_skip_winners = train_no_skip(")
     counts = [int(x) for x in re.search(r"winning counts: \[([\d, ]+)\]", out).group(1).split(",")]
     assert counts == sorted(counts, reverse=True)
