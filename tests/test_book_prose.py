@@ -8,6 +8,8 @@ one of:
   * worked out by hand in the text (ids of a hand example, the digits of "1234567"):
     listed in the notebook's metadata, ``"bpe_lesson": {"hand_figures": [...]}``,
     so a reader of the JSON sees which figures no cell backs;
+  * in an exercise's text, a number the graders set (how many cases a check generates,
+    the sizes it tries): it appears in the source of ``bpe_lesson/teaching/checks/``;
   * a constant: small integers (up to 12), powers of two, years, and the few below.
 Everything else is a figure typed into the prose that a rerun could leave behind.
 
@@ -52,6 +54,7 @@ def _prose(md: str) -> str:
     """The markdown a reader reads as prose: code, glue, roles, options, links and names cut out."""
     md = re.sub(r"(\d)\\,(\d)", r"\1,\2", md)                      # 65\,536 -> 65,536
     md = re.sub(r"```.*?```", " ", md, flags=re.S) if md.lstrip().startswith("```{code") else md
+    md = re.sub(r"^\s*(```|~~~).*$", " ", md, flags=re.M)          # fence lines of directives
     md = re.sub(r"\{glue:[a-z]+\}`[^`]*`", " ", md)               # glued figures
     md = re.sub(r"`[^`]*`", " ", md)                               # inline code and roles' targets
     md = re.sub(r"\{[a-z:-]+\}", " ", md)                          # role names
@@ -69,18 +72,27 @@ def _numbers_in_code(nb) -> set:
     return {m.replace(",", "").replace("_", "").rstrip(".") for m in re.findall(r"\d[\d_,.]*", code)}
 
 
-def unbacked_figures(nb) -> list:
-    """The figures of a notebook's markdown that no cell sets, no glue carries and no list names."""
+def _numbers_in_graders() -> set:
+    checks = os.path.join(os.path.dirname(BOOK), "src", "bpe_lesson", "teaching", "checks")
+    text = "\n".join(open(p, encoding="utf-8").read() for p in glob.glob(os.path.join(checks, "*.py")))
+    return {m.replace(",", "").replace("_", "").rstrip(".") for m in re.findall(r"\d[\d_,.]*", text)}
+
+
+def unbacked_figures(nb, graders=frozenset()) -> list:
+    """The figures of a notebook's markdown that no cell sets, no glue carries and no list names
+    (in an exercise's text, ``graders``: the numbers the checks' source sets, count too)."""
     hand = {str(x).replace(",", "") for x in nb.get("metadata", {}).get("bpe_lesson", {}).get("hand_figures", [])}
     in_code = _numbers_in_code(nb)
     out = []
     for cell in nb["cells"]:
         if cell["cell_type"] != "markdown":
             continue
-        for m in FIGURE.finditer(_prose("".join(cell["source"]))):
+        source = "".join(cell["source"])
+        exercise = "{exercise}" in source
+        for m in FIGURE.finditer(_prose(source)):
             n = m.group(1)
             plain = n.replace(",", "")
-            if not (_is_constant(n) or plain in in_code or plain in hand):
+            if not (_is_constant(n) or plain in in_code or plain in hand or (exercise and plain in graders)):
                 out.append(n)
     return out
 
@@ -92,7 +104,7 @@ def load(path):
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=os.path.basename)
 def test_every_figure_in_the_prose_is_glued_or_set(path):
-    bad = unbacked_figures(load(path))
+    bad = unbacked_figures(load(path), _numbers_in_graders())
     assert not bad, (f"{os.path.basename(path)}: figures in the prose that no cell computes or sets "
                      f"(glue them, or list hand-worked ones in metadata bpe_lesson.hand_figures): {bad}")
 

@@ -90,11 +90,14 @@ def dask_client(scheduler: str | None = None, workers: int = 2, threads: int = 1
         return
     # on localhost only; no dashboard (it needs bokeh); subtle: the scheduler serves /health
     # over HTTP even so, on port 8787 unless told otherwise: a free port instead, so that
-    # two clusters never compete for it; logs only on errors
+    # two clusters never compete for it. Logs: critical only. subtle: at shutdown on a busy
+    # machine a worker may log "Failed to communicate with scheduler during heartbeat" at
+    # ERROR while the scheduler is already gone; that noise reached notebooks' stderr. A task
+    # that fails still raises in the client, so nothing real is hidden.
     cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
                                        host="127.0.0.1", dashboard_address=None,
                                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                                       silence_logs=logging.ERROR)
+                                       silence_logs=logging.CRITICAL)
     try:
         client = distributed.Client(cluster)
         try:

@@ -1,6 +1,6 @@
 """The built book (_build/html), read page by page in headless Chromium.
 
-For every page: each formula typeset and inline math on the text's baseline; no code,
+For every page, at a laptop's width (1280 px) and a phone's (414 px): each formula typeset and inline math on the text's baseline; no code,
 output, table or formula wider than its box; every image loaded and every figure drawn
 at no less than 80% of its natural width; no console error; no request that leaves
 the build folder; a solution folds and unfolds on click; an intended error shows its
@@ -40,6 +40,7 @@ SHOTS = BUILD.parent / "screenshots"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM = "/usr/bin/chromium"
 WIDTH, HEIGHT = 1280, 900  # a laptop window
+WIDTHS = {"laptop": 1280, "phone": 414}  # every page is read at both
 CHECKS_JS = (pathlib.Path(__file__).parent / "pages.js").read_text()
 NOT_PAGES = {"_static", "_sources", "_images", "mathjax"}  # folders of assets, not pages
 
@@ -188,11 +189,13 @@ def add(counts):
         TOTALS[key] = TOTALS.get(key, 0) + value
 
 
+@pytest.mark.parametrize("width", list(WIDTHS))
 @pytest.mark.parametrize("page", PAGES)
-def test_page(page, server, browser):
+def test_page(page, width, server, browser):
     if page is None:
         pytest.fail(f"no pages in {BUILD}: run `make book` first")
     driver = browser
+    driver.set_window_size(WIDTHS[width], HEIGHT)
     driver.get("about:blank")
     driver.get_log("browser"), driver.get_log("performance")  # drop what came before this page
     BuildFolderHandler.requests.clear()
@@ -203,12 +206,13 @@ def test_page(page, server, browser):
     problems, toggled = check_solution(driver, page)
     add({"solutions toggled": toggled})
     # then with every solution and hidden cell unfolded, as a reader may read the page
-    for check in ("openAll()", "checkMath()", "checkWidths()", "checkImages()", "checkOutputs()"):
+    narrow = "true" if width == "phone" else "false"
+    for check in ("openAll()", "checkMath()", f"checkWidths({narrow})", f"checkImages({narrow})", "checkOutputs()"):
         result = run(driver, check)
         problems += result["problems"]
         add(result["count"])
     problems += browser_log_problems(driver, server)
     problems += [f"the server has no {path} (status {status})"
                  for path, status in list(BuildFolderHandler.requests) if status not in (200, 304)]
-    save_screenshot(driver, page)
-    assert not problems, f"{page}:\n  " + "\n  ".join(problems)
+    save_screenshot(driver, page if width == "laptop" else f"{page.removesuffix('.html')}-{width}.html")
+    assert not problems, f"{page} at {WIDTHS[width]} px:\n  " + "\n  ".join(problems)

@@ -89,7 +89,10 @@ function checkMath() {
 }
 
 // No pre block, output, table, formula or token row wider than its box.
-function checkWidths() {
+// Code (cells and listings) may scroll sideways in its own box at any width: it never wraps,
+// which would lose its indentation. narrow (a phone's width): display math and wide tables
+// may scroll in their boxes too; printed output must fit at every width.
+function checkWidths(narrow) {
   const problems = [];
   const count = {"pre blocks": 0, "cell outputs": 0, tables: 0, "token rows": 0};
   if (article.scrollWidth > article.clientWidth + 1) {
@@ -101,12 +104,15 @@ function checkWidths() {
     if (el.tagName === "PRE") count["pre blocks"] += 1;
     if (el.matches("div.cell_output")) count["cell outputs"] += 1;
     if (el.matches(".token-row")) count["token rows"] += 1;
+    const output = el.closest("div.cell_output");
+    if (!output && el.closest("div.cell_input, div.highlight")) continue;  // code scrolls by design
+    if (narrow && !output && el.closest("div.math, div.pst-scrollable-table-container")) continue;
     if (el.scrollWidth > el.clientWidth + 1) {
       problems.push(`${describe(el)}: content ${el.scrollWidth} px wide in a ${el.clientWidth} px box (clipped or scrolled)`);
     }
   }
   for (const table of article.querySelectorAll("table")) {
-    if (!visible(table)) continue;
+    if (!visible(table) || (narrow && table.closest("div.pst-scrollable-table-container"))) continue;
     count.tables += 1;
     const room = table.parentElement.clientWidth;
     const width = table.getBoundingClientRect().width;
@@ -119,7 +125,7 @@ function checkWidths() {
 
 // Every image loaded; a raster figure drawn at >= 80% of its natural width, so text
 // drawn at 10 pt and 100 dpi (about 14 px) stays at 11 px or more.
-function checkImages() {
+function checkImages(narrow) {
   const problems = [];
   const count = {images: 0, "figures (size checked)": 0};
   for (const img of document.querySelectorAll("img")) {
@@ -128,7 +134,8 @@ function checkImages() {
       problems.push(`${describe(img)}: image did not load (${img.getAttribute("src")})`);
       continue;
     }
-    if (!article.contains(img) || /\.svg(\?|$)/.test(img.currentSrc) || !visible(img)) continue;
+    // on a phone every wide figure is scaled to the column: its size is checked at 1280 px
+    if (narrow || !article.contains(img) || /\.svg(\?|$)/.test(img.currentSrc) || !visible(img)) continue;
     count["figures (size checked)"] += 1;
     const shown = img.getBoundingClientRect().width;
     if (shown < 0.8 * img.naturalWidth) {
