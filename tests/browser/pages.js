@@ -106,7 +106,7 @@ function checkWidths(narrow) {
     if (el.matches(".token-row")) count["token rows"] += 1;
     const output = el.closest("div.cell_output");
     if (!output && el.closest("div.cell_input, div.highlight")) continue;  // code scrolls by design
-    if (narrow && !output && el.closest("div.math, div.pst-scrollable-table-container")) continue;
+    if (narrow && (el.closest("div.pst-scrollable-table-container") || (!output && el.closest("div.math")))) continue;
     if (el.scrollWidth > el.clientWidth + 1) {
       problems.push(`${describe(el)}: content ${el.scrollWidth} px wide in a ${el.clientWidth} px box (clipped or scrolled)`);
     }
