@@ -70,15 +70,21 @@ include "_chunk_counter.pxi"   # ChunkCounter: the chunks of texts, counted for 
 include "_replay.pxi"          # replay: the merges we continue from, applied to one chunk
 
 
-def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None):
+def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None, *,
+                 tie_break="smallest-ids", min_frequency=2, max_token_length=None):
     """Learn up to ``n_merges`` merges from ``chunk_counts`` (bytes -> count).
 
-    Same contract and same result as ``incremental.train_merges``.
+    Same contract, options and result as ``incremental.train_merges``.
 
     >>> train_merges({b"aaabdaaabac": 1}, 3)
     [((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
     """
     cdef _Trainer t = _Trainer()
+    if tie_break not in ("smallest-ids", "greatest-bytes"):
+        raise ValueError(f"tie_break {tie_break!r} should be 'smallest-ids' or 'greatest-bytes'")
+    t.greatest = tie_break == "greatest-bytes"
+    t.min_count = max(2, int(min_frequency))
+    t.max_len = 0 if max_token_length is None else int(max_token_length)
     vocab = vocab_from_merges(base_merges)
     for i in range(len(vocab)):
         t.tok.push_back(vocab[i])
@@ -140,6 +146,12 @@ cdef class _Trainer:
     cdef vector[uint64_t] slot_key    # slot -> pair key
     cdef vector[vector[int32_t]] where  # slot -> words holding the pair (may be stale or repeated)
     cdef priority_queue[cpair[int64_t, uint64_t]] heap     # (count, ~key): max count, then min pair
+    # tie_break="greatest-bytes": a binary heap of (count, key) kept by hand, ordered by
+    # count, then by the greatest (left bytes, right bytes) (gheap_*, below)
+    cdef vector[cpair[int64_t, uint64_t]] gheap
+    cdef bool greatest
+    cdef int64_t min_count            # stop below this count (at least 2)
+    cdef size_t max_len               # 0, or the most bytes a new token may have
     # the vocabulary, for the "bytes already a token" rule
     cdef vector[string] tok
     cdef unordered_set[string] known
@@ -151,6 +163,9 @@ cdef class _Trainer:
     cdef vector[char] mark            # scratch: merge sites in one word
 
     def __cinit__(self):
+        self.greatest = False
+        self.min_count = 2
+        self.max_len = 0
         self.finished = False
         self.mask = (1 << 16) - 1
         self.table_key.assign(self.mask + 1, EMPTY)
@@ -254,7 +269,59 @@ cdef class _Trainer:
                 if ws.empty() or ws.back() != <int32_t>i:
                     ws.push_back(i)
         for slot in range(self.count.size()):
-            self.heap.push(cpair[int64_t, uint64_t](self.count[slot], ~self.slot_key[slot]))
+            self.hpush(self.count[slot], self.slot_key[slot])
+
+    # ---- the heap: std::priority_queue for the default rule, gheap for greatest-bytes
+    cdef inline bool first_of(self, cpair[int64_t, uint64_t]& x, cpair[int64_t, uint64_t]& y) noexcept nogil:
+        """x pops before y: a higher count, then the greater (left bytes, right bytes)."""
+        cdef int c
+        if x.first != y.first:
+            return x.first > y.first
+        c = self.tok[<int32_t>(x.second >> 32)].compare(self.tok[<int32_t>(y.second >> 32)])
+        if c == 0:
+            c = self.tok[<int32_t>(<uint32_t>x.second)].compare(self.tok[<int32_t>(<uint32_t>y.second)])
+        return c > 0
+
+    cdef inline void hpush(self, int64_t c, uint64_t key) noexcept nogil:
+        cdef size_t k, parent
+        if not self.greatest:
+            self.heap.push(cpair[int64_t, uint64_t](c, ~key))
+            return
+        self.gheap.push_back(cpair[int64_t, uint64_t](c, key))
+        k = self.gheap.size() - 1
+        while k > 0:  # sift up
+            parent = (k - 1) // 2
+            if not self.first_of(self.gheap[k], self.gheap[parent]):
+                break
+            self.gheap[k], self.gheap[parent] = self.gheap[parent], self.gheap[k]
+            k = parent
+
+    cdef inline bool hempty(self) noexcept nogil:
+        return self.gheap.empty() if self.greatest else self.heap.empty()
+
+    cdef inline cpair[int64_t, uint64_t] hpop(self) noexcept nogil:
+        """Remove and return the first entry as (count, key)."""
+        cdef cpair[int64_t, uint64_t] top
+        cdef size_t k = 0, child, n
+        if not self.greatest:
+            top = self.heap.top()
+            self.heap.pop()
+            return cpair[int64_t, uint64_t](top.first, ~top.second)
+        top = self.gheap[0]
+        self.gheap[0] = self.gheap.back()
+        self.gheap.pop_back()
+        n = self.gheap.size()
+        while True:  # sift down
+            child = 2 * k + 1
+            if child >= n:
+                break
+            if child + 1 < n and self.first_of(self.gheap[child + 1], self.gheap[child]):
+                child += 1
+            if not self.first_of(self.gheap[child], self.gheap[k]):
+                break
+            self.gheap[k], self.gheap[child] = self.gheap[child], self.gheap[k]
+            k = child
+        return top
 
     cdef int32_t pop_best(self) noexcept nogil:
         """The slot of the pair to merge next, or -1 when no pair occurs twice.
@@ -268,18 +335,17 @@ cdef class _Trainer:
         cdef int64_t c
         cdef int32_t sl
         cdef string joined
-        while not self.heap.empty():
-            top = self.heap.top()
-            self.heap.pop()
-            key = ~top.second
+        while not self.hempty():
+            top = self.hpop()
+            key = top.second
             sl = self.find(key)
             c = 0 if sl < 0 else self.count[sl]
             if c != top.first:
                 # stale entry: the count fell since it was pushed; push the true one back
                 if c > 0:
-                    self.heap.push(cpair[int64_t, uint64_t](c, ~key))
+                    self.hpush(c, key)
                 continue
-            if c < 2:
+            if c < self.min_count:
                 return -1
             joined = self.tok[<int32_t>(key >> 32)]
             joined.append(self.tok[<int32_t>(<uint32_t>key)])
@@ -287,6 +353,8 @@ cdef class _Trainer:
                 # subtle: these bytes already are a token (made from another split); skip
                 # the pair for good: its count can only fall, so it never needs a re-check
                 continue
+            if self.max_len and joined.size() > self.max_len:
+                continue  # too long a token: skipped for good too (lengths never change)
             return sl
         return -1
 
@@ -386,7 +454,7 @@ cdef class _Trainer:
         sort(fresh.begin(), fresh.end())
         fresh.erase(unique(fresh.begin(), fresh.end()), fresh.end())
         for f in range(fresh.size()):
-            self.heap.push(cpair[int64_t, uint64_t](self.count[fresh[f]], ~self.slot_key[fresh[f]]))
+            self.hpush(self.count[fresh[f]], self.slot_key[fresh[f]])
 
     cdef int run(self, int limit) noexcept nogil:
         """Make up to ``limit`` merges; return how many. Sets ``finished`` at the end.

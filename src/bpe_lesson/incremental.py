@@ -15,6 +15,13 @@ The steps have names, and ``_incremental.pyx`` has the same ones, compiled:
 ``load``, ``count_all``, ``pop_best``, ``merge_word`` (the step inside one word)
 and ``apply_merge`` (one merge over every word that holds the pair).
 
+Options (the same in every trainer): ``tie_break="greatest-bytes"`` breaks a tie by
+the greatest ``(left bytes, right bytes)`` (Stanford CS336's rule) instead of the
+smallest ``(left id, right id)``; ``min_frequency`` stops when the best pair occurs
+fewer times than that (never below 2); ``max_token_length`` never makes a token of
+more bytes than that (such pairs are skipped for good, like a pair whose bytes
+already are a token).
+
 What this module does not do: read or split text (``chunks.py``), encode
 (``ranks.py``), or explain the rule again (``textbook.py`` does).
 """
@@ -43,7 +50,39 @@ def load(chunk_counts, base_merges=()):
     return words, counts
 
 
-def count_all(words, counts):
+TIE_BREAKS = ("smallest-ids", "greatest-bytes")
+
+
+class _Greater:
+    """A heap key that puts the greatest (left bytes, right bytes) first (heapq pops the smallest).
+
+    >>> _Greater(b"b", b"a") < _Greater(b"a", b"z")
+    True
+    """
+    __slots__ = ("pair",)
+
+    def __init__(self, left: bytes, right: bytes):
+        self.pair = (left, right)
+
+    def __lt__(self, other):
+        return self.pair > other.pair
+
+    def __eq__(self, other):
+        return self.pair == other.pair
+
+
+def entry(count, a, b, vocab=None, tie_break="smallest-ids"):
+    """The heap entry of pair (a, b) with ``count``: its smallest entry is the pair to merge.
+
+    >>> entry(5, 97, 98)
+    (-5, 97, 98)
+    """
+    if tie_break == "smallest-ids":
+        return (-count, a, b)
+    return (-count, _Greater(vocab[a], vocab[b]), a, b)
+
+
+def count_all(words, counts, vocab=None, tie_break="smallest-ids"):
     """Count every pair once, remember which words hold it, and heap the counts.
 
     The heap holds (-count, left, right): its smallest entry is the highest count
@@ -59,12 +98,12 @@ def count_all(words, counts):
         for pair in zip(w, w[1:]):
             pair_counts[pair] += counts[i]
             where[pair].add(i)
-    heap = [(-c, a, b) for (a, b), c in pair_counts.items()]
+    heap = [entry(c, a, b, vocab, tie_break) for (a, b), c in pair_counts.items()]
     heapq.heapify(heap)
     return pair_counts, where, heap
 
 
-def pop_best(heap, pair_counts, vocab, known):
+def pop_best(heap, pair_counts, vocab, known, min_count=2, max_len=None, tie_break="smallest-ids"):
     """Pop the pair to merge next and its count, or None when no pair occurs twice.
 
     Counts only fall (pairs with the newest token are pushed fresh), so a popped
@@ -76,19 +115,22 @@ def pop_best(heap, pair_counts, vocab, known):
     ((98, 99), 4)
     """
     while heap:
-        neg, a, b = heapq.heappop(heap)
+        top = heapq.heappop(heap)
+        neg, a, b = top[0], top[-2], top[-1]
         count = pair_counts.get((a, b), 0)
         if count != -neg:
             # stale entry: the count fell since it was pushed; push the true one back
             if count > 0:
-                heapq.heappush(heap, (-count, a, b))
+                heapq.heappush(heap, entry(count, a, b, vocab, tie_break))
             continue
-        if count < 2:
+        if count < max(2, min_count):
             return None
         if vocab[a] + vocab[b] in known:
             # subtle: these bytes already are a token (made from another split); skip
             # the pair for good: its count can only fall, so it never needs a re-check
             continue
+        if max_len is not None and len(vocab[a]) + len(vocab[b]) > max_len:
+            continue  # too long a token: skipped for good too (lengths never change)
         return (a, b), count
     return None
 
@@ -109,7 +151,7 @@ def merge_word(word, pair, new_id):
     return new, delta
 
 
-def apply_merge(pair, new_id, words, counts, pair_counts, where, heap):
+def apply_merge(pair, new_id, words, counts, pair_counts, where, heap, vocab=None, tie_break="smallest-ids"):
     """Rewrite only the words that hold ``pair``; update the counts by the difference.
 
     Pairs that contain ``new_id`` are new: they are indexed and pushed once,
@@ -128,10 +170,11 @@ def apply_merge(pair, new_id, words, counts, pair_counts, where, heap):
         words[i] = new_w
     pair_counts.pop(pair, None)
     for p in fresh:
-        heapq.heappush(heap, (-pair_counts[p], p[0], p[1]))
+        heapq.heappush(heap, entry(pair_counts[p], p[0], p[1], vocab, tie_break))
 
 
-def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None):
+def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None, *,
+                 tie_break="smallest-ids", min_frequency=2, max_token_length=None):
     """Learn up to ``n_merges`` merges from ``chunk_counts`` (bytes -> count).
 
     Same contract and same result as ``textbook.train_merges``: the steps above,
@@ -143,11 +186,11 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
     vocab = vocab_from_merges(base_merges)  # int -> bytes
     known = set(vocab.values())  # bytes of every token
     words, counts = load(chunk_counts, base_merges)
-    pair_counts, where, heap = count_all(words, counts)
+    pair_counts, where, heap = count_all(words, counts, vocab, tie_break)
     next_id = 256 + len(base_merges)
     merges = []
     while len(merges) < n_merges:
-        best = pop_best(heap, pair_counts, vocab, known)
+        best = pop_best(heap, pair_counts, vocab, known, min_frequency, max_token_length, tie_break)
         if best is None:
             break
         pair, count = best
@@ -160,5 +203,5 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
             print(format_merge(len(merges), pair, new_id, vocab, count))
         if progress is not None:
             progress(1)
-        apply_merge(pair, new_id, words, counts, pair_counts, where, heap)
+        apply_merge(pair, new_id, words, counts, pair_counts, where, heap, vocab, tie_break)
     return merges

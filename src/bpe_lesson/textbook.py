@@ -79,11 +79,15 @@ def apply_merges(ids: list[int], merges: dict[tuple[int, int], int]) -> list[int
     return ids
 
 
-def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None):
+def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None, *,
+                 tie_break="smallest-ids", min_frequency=2, max_token_length=None):
     """Learn up to ``n_merges`` merges from ``chunk_counts`` (bytes -> count).
 
     Returns the new merges as ``[((left, right), new_id), ...]``; their ids follow
     those of ``base_merges`` (the merges we continue from, e.g. an earlier phase).
+    ``tie_break="greatest-bytes"``: a tie goes to the greatest (left bytes, right bytes)
+    (CS336's rule); ``min_frequency``: stop when the best count is below it (never
+    below 2); ``max_token_length``: pairs that would make a longer token are skipped.
 
     >>> train_merges({b"aaabdaaabac": 1}, 3)
     [((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
@@ -99,13 +103,20 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
         pairs = count_pairs(words)
         # drop the pairs whose bytes are already a token (subtle: see the module docstring)
         candidates = {p: c for p, c in pairs.items() if vocab[p[0]] + vocab[p[1]] not in known}
+        if max_token_length is not None:  # and those that would make too long a token
+            candidates = {p: c for p, c in candidates.items()
+                          if len(vocab[p[0]]) + len(vocab[p[1]]) <= max_token_length}
         if not candidates:
             break
         best_count = max(candidates.values())
-        if best_count < 2:
+        if best_count < max(2, min_frequency):
             break
         # the tie rule: among the pairs with the best count, the smallest (left, right)
-        best = min(p for p, c in candidates.items() if c == best_count)
+        tied = [p for p, c in candidates.items() if c == best_count]
+        if tie_break == "smallest-ids":
+            best = min(tied)
+        else:  # "greatest-bytes": the greatest (left bytes, right bytes)
+            best = max(tied, key=lambda p: (vocab[p[0]], vocab[p[1]]))
         words = {tuple(merge(list(w), best, next_id)): c for w, c in words.items()}
         vocab[next_id] = vocab[best[0]] + vocab[best[1]]
         known.add(vocab[next_id])

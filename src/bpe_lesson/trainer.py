@@ -16,6 +16,7 @@ What this module does not do: read files or follow a YAML config (``scale/``).
 from __future__ import annotations
 
 from . import _backend, incremental, textbook
+from .incremental import TIE_BREAKS
 from .chunks import count_chunk_bytes
 from .normalize import check_form
 from .normalize import normalize as normalize_text
@@ -53,7 +54,8 @@ def _check_covered(text, pattern, specials, chunk_counts) -> None:
 
 
 def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm="incremental",
-          backend=None, verbose=False, processes=None, normalize=None) -> Tokenizer:
+          backend=None, verbose=False, processes=None, normalize=None, tie_break="smallest-ids",
+          min_frequency=2, max_token_length=None) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
 
     ``text``: a str or an iterable of documents (str).
@@ -67,6 +69,13 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     the Unicode form every document is put in before the split; the tokenizer keeps
     it and applies it in ``encode``. Caveat: the round trip ``decode(encode(s)) == s``
     then holds only for text already in that form (NFKC turns "ﬁ" into "fi").
+    ``tie_break``: "smallest-ids" (the default rule: a tie goes to the smallest
+    (left id, right id)) or "greatest-bytes" (to the greatest (left bytes, right
+    bytes): Stanford CS336's rule, for checking a course trainer against this one).
+    ``min_frequency``: stop when the best pair occurs fewer times (never below 2).
+    ``max_token_length``: never make a token of more bytes than this (pairs that
+    would are skipped), the guard against a long repeated string growing ever
+    longer tokens.
 
     >>> tok = train("aaabdaaabac", 259, pattern=None)
     >>> tok.encode("aaabdaaabac")
@@ -88,6 +97,13 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     n_merges = vocab_size - 256 - len(specials)
     if n_merges < 0:
         raise ValueError(f"vocab_size {vocab_size} leaves no room for 256 bytes and {len(specials)} special tokens")
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"tie_break {tie_break!r} should be one of {', '.join(TIE_BREAKS)}")
+    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
+        raise ValueError(f"min_frequency {min_frequency!r} should be a whole number >= 1")
+    if max_token_length is not None and (isinstance(max_token_length, bool) or not isinstance(max_token_length, int)
+                                         or max_token_length < 2):
+        raise ValueError(f"max_token_length {max_token_length!r} should be a whole number >= 2, or None")
     pattern = resolve_pattern(pattern)
     check_pattern(pattern)
     impl = get_trainer(algorithm, backend)
@@ -111,7 +127,9 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     # training takes more than a moment; tqdm.auto would warn in a kernel without ipywidgets
     with tqdm(total=n_merges, desc="merges", unit="merge", delay=1.0,
               disable=True if (verbose or n_merges == 0) else None) as bar:
-        merges = impl.train_merges(chunk_counts, n_merges, verbose=verbose, progress=bar.update)
+        merges = impl.train_merges(chunk_counts, n_merges, verbose=verbose, progress=bar.update,
+                                   tie_break=tie_break, min_frequency=min_frequency,
+                                   max_token_length=max_token_length)
     first = 256 + len(merges)
     return Tokenizer(merges, pattern=pattern, special_tokens={s: first + k for k, s in enumerate(specials)},
                      normalize=normalize, backend=backend)  # it encodes on the backend it was trained on

@@ -5,6 +5,7 @@ run writes nothing; and the command line works end to end."""
 
 import argparse
 import base64
+import glob
 import json
 import os
 import subprocess
@@ -91,6 +92,9 @@ BAD = [
     (lambda d, r: {**d, "pattern": "gpt3"}, "pattern", "unknown pattern name 'gpt3'"),
     (lambda d, r: {**d, "pattern": "(unclosed"}, "pattern", "not a valid regex"),
     (lambda d, r: {**d, "hardcoded_merges": "yes please"}, "hardcoded_merges", "true or false"),
+    (lambda d, r: {**d, "tie_break": "largest"}, "tie_break", "smallest-ids, greatest-bytes"),
+    (lambda d, r: {**d, "min_frequency": 0}, "min_frequency", "whole number >= 1"),
+    (lambda d, r: {**d, "max_token_length": 1}, "max_token_length", "whole number >= 2, or null"),
     (lambda d, r: {**d, "phases": [{"merges": 1, "sources": [{"path": str(r / "english" / "a.txt")}]}]},
      "phases[0].sources[0].path", "is a file; use `file:"),
     (lambda d, r: {**d, "phases": [{"merges": 1, "sources": [{"file": str(r / "code")}]}]},
@@ -150,6 +154,21 @@ def test_the_example_config_is_valid_apart_from_its_corpus():
 
 
 # ---- training -----------------------------------------------------------------
+
+def test_the_merge_options_reach_the_trainer(corpus):
+    """tie_break, min_frequency and max_token_length in YAML: the merges train() makes with them
+    (train() itself is held to an independent trainer in tests/test_trainer_options.py)."""
+    options = {"tie_break": "greatest-bytes", "min_frequency": 3, "max_token_length": 5}
+    raw = make_config(corpus["root"], hardcoded_merges=False, special_tokens=[], **options)
+    raw["phases"] = raw["phases"][:1]
+    cfg = parse_config(raw)
+    assert (cfg.tie_break, cfg.min_frequency, cfg.max_token_length) == ("greatest-bytes", 3, 5)
+    got = quiet(cfg, write=False).tokenizer
+    text = [open(p, encoding="utf-8").read() for p in sorted(glob.glob(str(corpus["root"] / "english" / "**" /
+                                                                          "*.txt"), recursive=True))]
+    want = bpe_lesson.train(text, 256 + 300, **options)
+    assert got.merges == want.merges and max(len(b) for b in got.vocab.values()) <= 5
+
 
 @pytest.fixture(scope="module")
 def trained(corpus):

@@ -25,6 +25,9 @@ An example, with every field (``examples/tokenizer.yaml``)::
     hardcoded_merges: true            # ids 256-1416, before any phase
     special_tokens: ["<|endoftext|>", "<|pad|>"]
     seed: 0                           # for the reservoir sample
+    tie_break: smallest-ids           # smallest-ids | greatest-bytes (CS336's rule)
+    min_frequency: 2                  # stop when the best pair occurs fewer times
+    max_token_length: null            # never make a token of more bytes than this
     phases:
       - name: English
         merges: 30000
@@ -47,13 +50,15 @@ import yaml
 
 from .._backend import CORES
 from .._dask import check_address
+from ..incremental import TIE_BREAKS
 from ..patterns import PATTERNS, check_pattern, resolve_pattern
 from .sources import list_files
 
 MB = 1 << 20
 DEFAULT_WORKING_SET_MB = 1024
 TOP_FIELDS = ("output", "working_set_mb", "threads", "engine", "scheduler", "verbose", "pattern",
-              "hardcoded_merges", "special_tokens", "seed", "phases")
+              "hardcoded_merges", "special_tokens", "seed", "tie_break", "min_frequency", "max_token_length",
+              "phases")
 ENGINES = ("local", "dask")
 PHASE_FIELDS = ("name", "merges", "sources")
 SOURCE_FIELDS = ("path", "file", "columns")
@@ -91,6 +96,15 @@ class Config:
     seed: int = 0
     engine: str = "local"  # "local" or "dask" (scale/dask_count.py)
     scheduler: str | None = None  # engine dask: tcp://host:port, or None for a LocalCluster of `threads` workers
+    tie_break: str = "smallest-ids"  # or "greatest-bytes"
+    min_frequency: int = 2
+    max_token_length: int | None = None
+
+    @property
+    def merge_options(self) -> dict:
+        """The options every trainer's ``train_merges`` takes."""
+        return {"tie_break": self.tie_break, "min_frequency": self.min_frequency,
+                "max_token_length": self.max_token_length}
 
     @property
     def processes(self) -> int:
@@ -170,6 +184,17 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise fail("seed", f"{seed!r} should be a whole number >= 0")
 
+    tie_break = raw.get("tie_break", "smallest-ids")
+    if tie_break not in TIE_BREAKS:
+        raise fail("tie_break", f"{tie_break!r} should be one of {', '.join(TIE_BREAKS)}")
+    min_frequency = raw.get("min_frequency", 2)
+    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
+        raise fail("min_frequency", f"{min_frequency!r} should be a whole number >= 1")
+    max_token_length = raw.get("max_token_length")
+    if max_token_length is not None and (isinstance(max_token_length, bool) or not isinstance(max_token_length, int)
+                                         or max_token_length < 2):
+        raise fail("max_token_length", f"{max_token_length!r} should be a whole number >= 2, or null")
+
     pattern = raw.get("pattern", "gpt4")
     if not isinstance(pattern, str) or not pattern:
         raise fail("pattern", f"{pattern!r} should be one of {sorted(PATTERNS)} or a regex")
@@ -199,7 +224,8 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
 
     return Config(output=_abs(output, base_dir), phases=phases, working_set_mb=ws, threads=threads,
                   verbose=flags["verbose"], pattern=pattern, hardcoded_merges=flags["hardcoded_merges"],
-                  special_tokens=list(specials), seed=seed, engine=engine, scheduler=scheduler)
+                  special_tokens=list(specials), seed=seed, engine=engine, scheduler=scheduler,
+                  tie_break=tie_break, min_frequency=min_frequency, max_token_length=max_token_length)
 
 
 def _parse_phase(p, where, i, base_dir, fail) -> Phase:

@@ -207,7 +207,7 @@ def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, p
             check_interrupt()
 
         merges = impl.train_merges(counts, phase.merges, base_merges=base_merges, verbose=cfg.verbose,
-                                   progress=step)
+                                   progress=step, **cfg.merge_options)
     t3 = time.perf_counter()
     return PhaseReport(name=phase.name, merges_asked=phase.merges, merges=merges, unique_chunks=len(counts),
                        seconds_read=t1 - t0, seconds_count=t2 - t1, seconds_merge=t3 - t2,
