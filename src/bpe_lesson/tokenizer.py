@@ -338,7 +338,7 @@ class Tokenizer(EncodingSurface, ByteTables):
                 self._fast = _backend._encoder.Encoder(self._ranks, self.pattern)
         return self._fast or None
 
-    def encode_batch(self, texts, num_threads=None, allowed_special=(), disallowed_special="all") -> list[list[int]]:
+    def encode_batch(self, texts, *, num_threads=None, allowed_special=(), disallowed_special="all") -> list[list[int]]:
         """Encode many texts: the same ids as ``[self.encode(t, ...) for t in texts]``.
 
         ``num_threads`` workers (default: one per core) share the texts: this thread
@@ -349,7 +349,7 @@ class Tokenizer(EncodingSurface, ByteTables):
         """
         return self._batch(texts, num_threads, allowed_special, disallowed_special, None)
 
-    def encode_batch_to_numpy(self, texts, num_threads=None, dtype=np.uint32, allowed_special=(),
+    def encode_batch_to_numpy(self, texts, *, num_threads=None, dtype=np.uint32, allowed_special=(),
                               disallowed_special="all") -> list[np.ndarray]:
         """``encode_batch`` with a NumPy array of ``dtype`` per text, as ``encode_to_numpy``
         gives: the same ids, threads and errors. No Python int is made or counted, so
@@ -375,7 +375,7 @@ class Tokenizer(EncodingSurface, ByteTables):
 
         def one(text):
             if array:
-                return self.encode_to_numpy(text, dtype, allowed_special=allowed_special,
+                return self.encode_to_numpy(text, dtype=dtype, allowed_special=allowed_special,
                                             disallowed_special=disallowed_special)
             return self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
 
@@ -450,7 +450,7 @@ class Tokenizer(EncodingSurface, ByteTables):
         # walk every id of the shares already done, under the GIL (Encoder.encode_batch)
         return done if array else _backend._encoder.track_lists(done)
 
-    def encode(self, text: str, allowed_special=(), disallowed_special="all", dropout=0.0, seed=None) -> list[int]:
+    def encode(self, text: str, *, allowed_special=(), disallowed_special="all", dropout=0.0, seed=None) -> list[int]:
         """Encode text to ids, with tiktoken's rules for special tokens.
 
         ``allowed_special``: "all" or a set of special tokens that become their id.
@@ -464,7 +464,7 @@ class Tokenizer(EncodingSurface, ByteTables):
         """
         return self._checked(text, allowed_special, disallowed_special, dropout, seed, array=False)
 
-    def encode_iterable(self, pieces, allowed_special=frozenset(), disallowed_special="all"):
+    def encode_iterable(self, pieces, *, allowed_special=frozenset(), disallowed_special="all"):
         """A lazy iterator of the ids of ``encode("".join(pieces))``, on any split of the text into
         pieces (an open file's lines, say), holding only the text since the last safe cut;
         see ``streaming.py``."""
@@ -485,7 +485,7 @@ class Tokenizer(EncodingSurface, ByteTables):
         except UnicodeEncodeError:
             return self._encode(replace_surrogates(text), allowed_special, disallowed_special, dropout, seed, array)
 
-    def encode_to_numpy(self, text: str, dtype=np.uint32, allowed_special=(), disallowed_special="all") -> np.ndarray:
+    def encode_to_numpy(self, text: str, *, dtype=np.uint32, allowed_special=(), disallowed_special="all") -> np.ndarray:
         """``encode`` as a NumPy array of ``dtype``: the same ids, without a Python list.
 
         The compiled backend writes the ids straight into the array (no Python int is
