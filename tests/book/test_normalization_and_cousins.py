@@ -42,8 +42,12 @@ def glued(nb):
     for c in nb["cells"]:
         for o in c.get("outputs", []):
             name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                out[name] = ast.literal_eval(o["data"]["application/papermill.record/text/plain"])
+            if name:  # a figure's text is "<Figure ...>": kept as it is
+                raw = o["data"]["application/papermill.record/text/plain"]
+                try:
+                    out[name] = ast.literal_eval(raw)
+                except (SyntaxError, ValueError):
+                    out[name] = raw
     return out
 
 
