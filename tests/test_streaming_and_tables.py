@@ -11,6 +11,7 @@ import bpe_lesson
 from bpe_lesson import Tokenizer
 from bpe_lesson.interop import from_pretrained
 from bpe_lesson.patterns import GPT2_PATTERN, split_chunks
+from bpe_lesson.streaming import HOLD, stretches
 from bpe_lesson.teaching.samples import MULTILINGUAL
 
 
@@ -52,13 +53,27 @@ def test_a_stream_is_lazy():
     consumed = []
 
     def lines():
-        for k in range(1000):
+        for k in range(20_000):
             consumed.append(k)
-            yield f"line {k} of a long file\n"
+            yield f"line {k:05d} of a long file\n"
     ids = tok.encode_iterable(lines())
     first = next(ids)
     assert first == tok.encode("line")[0]
-    assert len(consumed) < 5, f"{len(consumed)} lines were read before the first id"
+    # it gathers HOLD characters of pieces before it looks for a cut, and no more
+    width = len("line 00000 of a long file\n")
+    assert len(consumed) == -(-HOLD // width), f"{len(consumed)} lines were read before the first id"
+
+
+@pytest.mark.parametrize("hold", [1, 7, 100])
+def test_stretches_cut_where_the_rule_says_at_any_hold(pair, backend, stdlib_docs, hold):
+    """With a small hold, the stream is cut at many safe cuts, and the ids are still tiktoken's."""
+    ours, ref = pair
+    ours = Tokenizer(None, pattern=ours.pattern, special_tokens=ours.special_tokens, vocab=ours.vocab,
+                     backend=backend)
+    rng = random.Random(hold)
+    for text in stdlib_docs[:3] + list(MULTILINGUAL.values()) + ["a\n\n  b\n//c\n", "x  \n\n\n y\n\tz"]:
+        got = [i for part in stretches(ours, _splits(text, rng, 7), hold=hold) for i in part]
+        assert got == ref.encode_ordinary(text)
 
 
 def test_a_stream_refuses_a_disallowed_special_and_bytes():

@@ -273,6 +273,13 @@ class Tokenizer(EncodingSurface, ByteTables):
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text with no special-token handling at all (their text is plain text)."""
+        if type(text) is str:
+            plan = self._plan((), ())
+            if plan is not None:  # the compiled encoder takes the whole call (see _plan)
+                try:
+                    return plan[0].encode_ordinary(text)
+                except UnicodeEncodeError:  # a lone surrogate: the path below replaces it
+                    pass
         text = normalize_text(text, self.normalize)
         try:
             return self._encode_split(text)
@@ -327,6 +334,7 @@ class Tokenizer(EncodingSurface, ByteTables):
         if getattr(self, "_backend", None) != value:
             self._backend = value
             self._fast = None  # the compiled _encoder.Encoder, built now: not inside the first encode
+            self._plans = {}   # see _plan
             self._fast_encoder()
 
     def _fast_encoder(self):
@@ -462,7 +470,59 @@ class Tokenizer(EncodingSurface, ByteTables):
         (``random.Random(seed)``): the same seed gives the same ids on either
         backend, because with ``dropout`` > 0 both run the readable loop.
         """
+        if type(text) is str and dropout == 0:
+            plan = self._plan(allowed_special, disallowed_special)
+            if plan is not None:  # the compiled encoder takes the whole call (see _plan)
+                try:
+                    ids = plan[0].encode_unless_special(text, plan[1], False)
+                except UnicodeEncodeError:  # a lone surrogate: the path below replaces it
+                    ids = None
+                if ids is not None:
+                    return ids
         return self._checked(text, allowed_special, disallowed_special, dropout, seed, array=False)
+
+    def _plan(self, allowed_special, disallowed_special):
+        """(compiled encoder, ``SpecialSearch`` or None) for a call the compiled encoder can
+        take whole, or None for one that needs the steps of ``_encode``.
+
+        What does not depend on the text (the two argument sets and their checks, the
+        special tokens' UTF-8, the encoder) is worked out once per distinct pair of
+        arguments and kept: on a 70-character document, working it out on each call
+        had cost 3-4 us, three times the encoding (``benchmarks/per_call.py``). A call
+        it cannot take: the Python backend, a normalization form, a pattern that may
+        leave text unmatched, an allowed special token (the text is cut at them), or
+        disallowed tokens without a common beginning of 2 bytes (the regex searches).
+        """
+        key = (allowed_special, disallowed_special)
+        try:
+            return self._plans[key]
+        except KeyError:
+            pass
+        except TypeError:  # a set: the same plan as the frozenset
+            key = tuple(frozenset(v) if isinstance(v, (set, list)) else v for v in key)
+            try:
+                return self._plans[key]
+            except (KeyError, TypeError):
+                pass
+        fast = self._fast_encoder()
+        if fast is None or self.normalize or self._check_cover:
+            plan = None
+        else:
+            self._checked("", allowed_special, disallowed_special, 0.0, None, False)  # the argument checks
+            allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
+            prefix = special_prefix(frozenset(disallowed))
+            if allowed or (disallowed and len(prefix.encode("utf-8")) < 2):
+                plan = None
+            elif disallowed:
+                plan = (fast, _backend._encoder.SpecialSearch(special_longest_first(frozenset(disallowed)), prefix))
+            else:
+                plan = (fast, None)
+        if len(self._plans) < 64:  # (a caller passing a new set each time does not grow it)
+            try:
+                self._plans[key] = plan
+            except TypeError:
+                pass
+        return plan
 
     def encode_iterable(self, pieces, *, allowed_special=frozenset(), disallowed_special="all"):
         """A lazy iterator of the ids of ``encode("".join(pieces))``, on any split of the text into
@@ -496,6 +556,15 @@ class Tokenizer(EncodingSurface, ByteTables):
         >>> tok.encode_to_numpy("aaab"), tok.encode_to_numpy("aaab", dtype="uint16").dtype
         (array([256,  97,  98], dtype=uint32), dtype('uint16'))
         """
+        if type(text) is str and dtype is np.uint32:
+            plan = self._plan(allowed_special, disallowed_special)
+            if plan is not None:  # the compiled encoder takes the whole call (see _plan)
+                try:
+                    ids = plan[0].encode_unless_special(text, plan[1], True)
+                except UnicodeEncodeError:  # a lone surrogate: the path below replaces it
+                    ids = None
+                if ids is not None:
+                    return ids
         dtype = _array_dtype(dtype)
         return _as_dtype(self._checked(text, allowed_special, disallowed_special, 0.0, None, array=True), dtype)
 
