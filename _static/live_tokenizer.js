@@ -168,21 +168,23 @@
 
   // a token row as the book draws one (viz.token_spans_html): a label, one coloured
   // span per token, its id beneath; a token ending inside a character joins the next
-  function tokenRow(label, pieces) {  // pieces: [[latin1 bytes, id or null], ...]
+  function tokenRow(label, pieces) {  // pieces: [[latin1 bytes, id or null, marked], ...]
     const row = el("div", {"class": "token-row live-row"}, el("span", {"class": "token-row-label"}, label));
-    let pending = "", pendingIds = [], n = 0;
+    let pending = "", pendingIds = [], marked = false, n = 0;
     const flush = force => {
       const text = show(pending) ?? (force ? hex(pending) : null);
       if (text === null) return;
       const ids = pendingIds.filter(i => i !== null).join(" ");
-      const span = el("span", {"class": "live-token", style: `background:${PALETTE[n++ % PALETTE.length]}`},
+      const span = el("span", {"class": "live-token" + (marked ? " live-pair" : ""),
+                               style: `background:${PALETTE[n++ % PALETTE.length]}`},
                       el("span", {"class": "live-text"}, text));
       if (ids) { span.title = ids; span.append(el("span", {"class": "live-id"}, ids)); }
       row.append(span);
       pending = "";
       pendingIds = [];
+      marked = false;
     };
-    for (const [bytes, id] of pieces) { pending += bytes; pendingIds.push(id); flush(false); }
+    for (const [bytes, id, mark] of pieces) { pending += bytes; pendingIds.push(id); marked ||= !!mark; flush(false); }
     if (pending) flush(true);
     return row;
   }
@@ -211,12 +213,13 @@
       const v = vocabs[select.value];
       steps.textContent = "";
       plan.slice(0, shown).forEach((s, k) => {
-        const label = s.pair < 0 ? `done: no adjacent pair is a token` :
-          `join ${JSON.stringify(show(s.parts[s.pair]) ?? hex(s.parts[s.pair]))} + ` +
-          `${JSON.stringify(show(s.parts[s.pair + 1]) ?? hex(s.parts[s.pair + 1]))}: rank ${s.rank}, the lowest`;
-        const li = el("li", {}, el("span", {"class": "live-step-label"}, label));
-        li.append(tokenRow(k === 0 ? "bytes" : `after ${k}`, s.parts.map(p => [p, v.ranks.get(p) ?? null])));
-        steps.append(li);
+        const text = p => JSON.stringify(show(p) ?? hex(p));
+        const label = s.pair < 0 ? "done: no two adjacent parts join into a token" :
+          `next: join ${text(s.parts[s.pair])} + ${text(s.parts[s.pair + 1])} (rank ${s.rank}, ` +
+          `the lowest of the adjacent pairs)`;
+        const pieces = s.parts.map((p, j) => [p, v.ranks.get(p) ?? null, s.pair >= 0 && (j === s.pair || j === s.pair + 1)]);
+        steps.append(el("li", {}, tokenRow(k === 0 ? "bytes" : `after ${k}`, pieces),
+                        el("span", {"class": "live-step-label"}, label)));
       });
       back.disabled = shown <= 1;
       next.disabled = all.disabled = shown >= plan.length;

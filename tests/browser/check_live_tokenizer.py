@@ -236,13 +236,18 @@ def test_widget(page, width, server, driver):
     chunk = split_chunks(word, package(name).pattern)[0].encode()
     ranks = {b: i for i, b in package(name).vocab.items()}
     want_steps = reference_steps(ranks, chunk)
-    labels = [li.text for li in box.find_elements(By.CSS_SELECTOR, "ol.live-steps > li .live-step-label")]
+    items = box.find_elements(By.CSS_SELECTOR, "ol.live-steps > li")
+    labels = [li.find_element(By.CSS_SELECTOR, ".live-step-label").text for li in items]
     assert len(labels) == len(want_steps) >= 2
-    for label, (parts, k, rank) in zip(labels, want_steps):
+    for li, label, (parts, k, rank) in zip(items, labels, want_steps):
+        shown = [s.get_attribute("title") for s in li.find_elements(By.CSS_SELECTOR, ".live-token")]
+        assert shown == [str(ranks[p]) for p in parts]  # the parts before this step, by their ids
+        marked = [s.get_attribute("title") for s in li.find_elements(By.CSS_SELECTOR, ".live-pair")]
         if k is None:
-            assert label.startswith("done")
+            assert label.startswith("done") and not marked
         else:
-            assert f"rank {rank}," in label and parts[k].decode(errors="replace") in label, (label, parts, k)
+            assert marked == [str(ranks[parts[k]]), str(ranks[parts[k + 1]])]
+            assert f"(rank {rank}," in label and parts[k].decode(errors="replace") in label, (label, parts, k)
     # fits the window, the page no wider than before, and no console error
     problems = driver.execute_script("""
         const box = arguments[0], right = box.getBoundingClientRect().right + 0.5, out = [];
