@@ -46,7 +46,9 @@
   }
 
   function load(name) {
-    if (!(name in NAMES)) return Promise.reject(new Error(`no vocabulary ${name}; the book has ${Object.keys(NAMES).join(", ")}`));
+    if (!(name in NAMES)) {
+      return Promise.reject(new Error(`no vocabulary ${name}; the book has ${Object.keys(NAMES).join(", ")}`));
+    }
     if (vocabs[name]) return Promise.resolve(vocabs[name]);
     if (!loading[name]) {
       loading[name] = new Promise((resolve, reject) => {
@@ -78,7 +80,8 @@
   function bytePairMerge(ranks, bytes, onStep) {
     const starts = [];
     for (let k = 0; k <= bytes.length; k++) starts.push(k);
-    const pairRank = k => k + 2 < starts.length ? (ranks.get(bytes.slice(starts[k], starts[k + 2])) ?? Infinity) : Infinity;
+    const pairRank = k => k + 2 < starts.length
+      ? (ranks.get(bytes.slice(starts[k], starts[k + 2])) ?? Infinity) : Infinity;
     const rank = starts.map((_, k) => pairRank(k));
     for (;;) {
       let best = Infinity, at = -1;
@@ -217,7 +220,8 @@
         const label = s.pair < 0 ? "done: no two adjacent parts join into a token" :
           `next: join ${text(s.parts[s.pair])} + ${text(s.parts[s.pair + 1])} (rank ${s.rank}, ` +
           `the lowest of the adjacent pairs)`;
-        const pieces = s.parts.map((p, j) => [p, v.ranks.get(p) ?? null, s.pair >= 0 && (j === s.pair || j === s.pair + 1)]);
+        const joined = j => s.pair >= 0 && (j === s.pair || j === s.pair + 1);  // outlined
+        const pieces = s.parts.map((p, j) => [p, v.ranks.get(p) ?? null, joined(j)]);
         steps.append(el("li", {}, tokenRow(k === 0 ? "bytes" : `after ${k}`, pieces),
                         el("span", {"class": "live-step-label"}, label)));
       });
@@ -233,7 +237,8 @@
         const bytes = utf8(text.value.toWellFormed()).length;
         status.textContent = `${ids.length} tokens for ${bytes} bytes; ids: ${ids.join(", ")}`;
         rows.textContent = "";
-        rows.append(tokenRow(NAMES[name], ids.map(i => [v.tokens[i] ?? utf8(Object.keys(v.specialIds).find(s => v.specialIds[s] === i)), i])));
+        const special = i => utf8(Object.keys(v.specialIds).find(s => v.specialIds[s] === i));
+        rows.append(tokenRow(NAMES[name], ids.map(i => [v.tokens[i] ?? special(i), i])));
         plan = mergeSteps(name, word.value);
         shown = Math.min(shown, plan.length) || 1;
         drawSteps();
