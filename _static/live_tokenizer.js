@@ -22,6 +22,7 @@
   const base = here.slice(0, here.lastIndexOf("/") + 1) + "live/";  // .../_static/live/
   const vocabs = {};   // name -> {ranks: Map(latin1 bytes -> id), tokens: [latin1], regex, specials}
   const loading = {};  // name -> Promise
+  const ASCII = /^[\x00-\x7f]*$/;
 
   // ---- decoding a vocabulary file -------------------------------------------------
   function latin1(b64) { return atob(b64); }  // one char per byte
@@ -40,7 +41,8 @@
     const specials = Object.keys(v.specials).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
     const escaped = specials.map(s => s.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"));
     vocabs[name] = {label: v.label, size: v.size, ranks, tokens, specialIds: v.specials,
-                    regex: new RegExp(v.pattern, "gv"),
+                    regex: new RegExp(v.pattern, "gv"), asciiRegex: new RegExp(v.ascii_pattern, "gv"),
+                    cut: new RegExp(v.cut, "g"),
                     specialRegex: specials.length ? new RegExp(escaped.join("|"), "g") : null,
                     cache: new Map()};
   }
@@ -71,7 +73,7 @@
   // ---- encoding ---------------------------------------------------------------------
   // a chunk's UTF-8 bytes as a latin1 string (one char per byte): the key of `ranks`
   function utf8(chunk) {
-    return /^[\x00-\x7f]*$/.test(chunk) ? chunk : unescape(encodeURIComponent(chunk));
+    return ASCII.test(chunk) ? chunk : unescape(encodeURIComponent(chunk));
   }
 
   // tiktoken's _byte_pair_merge: start from single bytes; join, again and again, the
@@ -123,6 +125,17 @@
     return out;
   }
 
+  // text cut where each side splits alone into the chunks of the whole (the vocabulary's
+  // `cut`: after a newline that a visible ASCII character follows), in stretches of ~4 KB
+  function* safeParts(v, text) {
+    let start = 0;
+    for (const m of text.matchAll(v.cut)) {
+      const end = m.index + m[0].length;
+      if (end - start >= 4096) { yield text.slice(start, end); start = end; }
+    }
+    if (start < text.length) yield text.slice(start);
+  }
+
   function encode(name, text) {
     const v = loaded(name);
     // subtle: a lone surrogate is no character; tiktoken (and the package) replace it
@@ -131,7 +144,11 @@
     const ids = [];
     for (const [piece, special] of splitSpecials(v, text)) {
       if (special) { ids.push(v.specialIds[piece]); continue; }
-      for (const m of piece.matchAll(v.regex)) for (const id of encodeChunk(v, m[0])) ids.push(id);
+      for (const part of safeParts(v, piece)) {
+        // subtle: ASCII text splits the same under the classes' ASCII members, twice as fast
+        const regex = ASCII.test(part) ? v.asciiRegex : v.regex;
+        for (const m of part.matchAll(regex)) for (const id of encodeChunk(v, m[0])) ids.push(id);
+      }
     }
     return ids;
   }

@@ -34,6 +34,10 @@ TEXTS = ["Hello world!!", "I'LL don't WE'RE they've 'ſt DON'ſT", "  x  \n\n  y
          "def f(x):\n    return x**2  # ok\r\n", "東京 Ωμέγα ١٢٣ é 👋🏽 naïve", "12345678 3.14159",
          "\u00a0\u3000\x85\ufeff x\u2028y", "//// c\n//x", "a\ud83db", "\u05c8'z", "x" + " " * 300 + "y",
          "   ", "\n", "", "<|endoftext|>hi<|endofprompt|>"] + list(samples.MULTILINGUAL.values())
+# long texts, cut by the page in stretches of ASCII and not: prose and code with other
+# scripts between their lines, and runs of blank lines and indents at the cuts
+TEXTS += ["\n".join(samples.prose_split()[1][:30] + list(samples.MULTILINGUAL.values())) * 2,
+          "\n\n  \n\tx = 1\n//y\n \n".join(samples.code_split(200_000)[1][:5]) + "\n\n\n"]
 
 
 def units(text):
@@ -82,6 +86,16 @@ def test_split_equals_regex_on_random_text(texts):
         texts_ok = [t for t in texts if not needs_exact(t)]
         for text, chunks in zip(texts_ok, js_split(pattern, texts_ok)):
             assert chunks == regex.findall(pattern, text), (name, text)
+
+
+@pytest.mark.parametrize("name", list(PATTERNS))
+def test_the_ascii_pattern_splits_ascii_text_alike(name):
+    texts = [t for t in TEXTS if t.isascii()] + ["".join(chr(c) for c in range(128)) * 3]
+    got = node("const re = new RegExp(DATA.source, 'gv');\n"
+               "console.log(JSON.stringify(DATA.texts.map(u => [...text(u).matchAll(re)].map(m => m[0]))));",
+               {"source": js_pattern(PATTERNS[name], ascii=True), "texts": [units(t) for t in texts]})
+    for text, chunks in zip(texts, got):
+        assert chunks == regex.findall(PATTERNS[name], text), text
 
 
 def test_the_disputed_code_point_splits_as_tiktoken():

@@ -10,7 +10,11 @@ when the page inserts it with ``<script src>`` (a page opened from ``file://`` m
   each token's length in bytes, one byte each, also base64 (0 where an id is unused);
 * ``specials``: special token -> id;
 * ``pattern``: the split pattern rewritten for JavaScript's ``RegExp`` with the ``v``
-  flag (``js_pattern``), with tiktoken's Unicode classes written out as ranges.
+  flag (``js_pattern``), with tiktoken's Unicode classes written out as ranges;
+  ``ascii_pattern``, the same with the classes' ASCII members only, and ``cut``, where
+  text may be cut so that each side splits alone into the chunks of the whole
+  (``patterns.safe_cut``): the page splits a stretch of ASCII between two cuts with
+  the small pattern, and anything else with the full one.
 
 ``js_pattern`` rewrites only what the three named patterns use: ``\\p{..}`` and ``\\s``
 become tiktoken's ranges (``unicode_classes``), so the browser's own, newer Unicode
@@ -34,32 +38,41 @@ import base64
 import json
 
 from .. import unicode_classes
-from ..patterns import PATTERNS
+from ..patterns import PATTERNS, safe_cut
 
 # a \p{..} name or \s -> the name unicode_classes stores its ranges under
 _CLASSES = {f"\\p{{{n}}}": n for n in unicode_classes.CLASS_NAMES if n != "s"} | {"\\s": "s"}
 
 
-def _ranges_class(name: str) -> str:
-    r"""One class's ranges in JavaScript's ``v``-flag syntax.
+def _ranges_class(name: str, ascii: bool = False) -> str:
+    r"""One class's ranges in JavaScript's ``v``-flag syntax (``ascii``: only its ASCII part;
+    ``[]``, which matches nothing, if it has none).
 
     >>> _ranges_class("Lt")[:29]
     '[\\u{1c5}\\u{1c8}\\u{1cb}\\u{1f2}'
     """
     items = []
     for lo, hi in unicode_classes.ranges(name):
+        if ascii and lo > 0x7F:
+            break
+        hi = min(hi, 0x7F) if ascii else hi
         items.append(f"\\u{{{lo:x}}}" if lo == hi else f"\\u{{{lo:x}}}-\\u{{{hi:x}}}")
     return "[" + "".join(items) + "]"
 
 
-def _fold(letter: str) -> str:
+def _fold(letter: str, ascii: bool = False) -> str:
     """A letter as the class ``(?i:letter)`` matches in tiktoken: ``s -> [\\u{53}\\u{73}\\u{17f}]``."""
-    return "[" + "".join(f"\\u{{{c:x}}}" for c in unicode_classes.case_insensitive(letter)) + "]"
+    return "[" + "".join(f"\\u{{{c:x}}}" for c in unicode_classes.case_insensitive(letter)
+                         if c < 0x80 or not ascii) + "]"
 
 
-def js_pattern(pattern: str) -> str:
+def js_pattern(pattern: str, ascii: bool = False) -> str:
     r"""A named split pattern (GPT-2's, GPT-4's or GPT-4o's) as the source of a JavaScript
-    ``RegExp`` for the flags ``"gv"``.
+    ``RegExp`` for the flags ``"gv"``. With ``ascii``, each class keeps only its ASCII
+    members: the same chunks on ASCII text, twice as fast as the hundreds of ranges.
+
+    >>> js_pattern(PATTERNS["gpt4"], ascii=True).rsplit("|", 1)[1]  # \\s: tab to CR, space
+    '[\\u{9}-\\u{d}\\u{20}]'
 
     >>> js_pattern(PATTERNS["gpt2"])[:24]
     "'(?:[sdmt]|ll|ve|re)| ?["
@@ -78,10 +91,10 @@ def js_pattern(pattern: str) -> str:
         piece = next((k for k in _CLASSES if pattern.startswith(k, i)), None)
         group = next((g for g in ("(?i:", "(?:", "(?!", "(") if pattern.startswith(g, i)), None)
         if piece:  # a class: nested inside [...] (the v flag allows it), bare outside
-            out.append(_ranges_class(_CLASSES[piece]))
+            out.append(_ranges_class(_CLASSES[piece], ascii))
             i += len(piece)
         elif pattern.startswith("\\S", i):
-            out.append("[^" + _ranges_class("s") + "]")
+            out.append("[^" + _ranges_class("s", ascii) + "]")
             i += 2
         elif c == "\\":  # \r, \n, ...: an escape JavaScript reads alike
             out.append(pattern[i:i + 2])
@@ -112,7 +125,7 @@ def js_pattern(pattern: str) -> str:
                 quantified = True
             i += 1
         elif fold and c.isascii() and c.isalpha():
-            out.append(_fold(c))  # subtle: inside [...] too, as a nested class of its cases
+            out.append(_fold(c, ascii))  # subtle: inside [...] too, as a nested class of its cases
             i += 1
         elif c == "/" and depth:
             out.append("\\/")  # the v flag wants a "/" in a class escaped
@@ -150,5 +163,6 @@ def vocab_script(tokenizer, name: str, label: str) -> str:
         lengths[i] = len(token)
     data = b"".join(vocab.get(i, b"") for i in range(top))
     body = {"label": label, "size": tokenizer.vocab_size, "pattern": js_pattern(tokenizer.pattern),
+            "ascii_pattern": js_pattern(tokenizer.pattern, ascii=True), "cut": safe_cut(tokenizer.pattern).pattern,
             "specials": dict(tokenizer.special_tokens), "lengths": _b64(bytes(lengths)), "tokens": _b64(data)}
     return f"bpeLesson._register({json.dumps(name)}, {json.dumps(body, ensure_ascii=True)});\n"
