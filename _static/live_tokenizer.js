@@ -126,12 +126,13 @@
   }
 
   // text cut where each side splits alone into the chunks of the whole (the vocabulary's
-  // `cut`: after a newline that a visible ASCII character follows), in stretches of ~4 KB
+  // `cut`: after a newline that a visible ASCII character follows), in stretches of 256
+  // characters or more (short enough that most of a page of English prose is all ASCII)
   function* safeParts(v, text) {
     let start = 0;
     for (const m of text.matchAll(v.cut)) {
       const end = m.index + m[0].length;
-      if (end - start >= 4096) { yield text.slice(start, end); start = end; }
+      if (end - start >= 256) { yield text.slice(start, end); start = end; }
     }
     if (start < text.length) yield text.slice(start);
   }
