@@ -39,7 +39,7 @@ test: setup
 # every page of _build/html in headless Chromium (run `make book` first; `make test` does);
 # one screenshot per page in _build/screenshots/
 test-browser: setup $(CHROMEDRIVER)
-	$(PY) -m pytest -q tests/browser/check_pages.py
+	$(PY) -m pytest -q tests/browser/check_pages.py tests/browser/check_live_tokenizer.py
 
 # Debian's chromium and its driver, when missing
 $(CHROMEDRIVER):
