@@ -93,3 +93,86 @@ def atomic_write(path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+# ---- reading: regular files only, capped, folders walked once -------------------
+import stat as _stat
+
+DEFAULT_MAX_READ_BYTES = 1 << 30  # 1 GiB: more than any tokenizer or text file this package reads whole
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular ``st_mode`` is, in words ("a FIFO (named pipe)")."""
+    for test, name in ((_stat.S_ISDIR, "a folder"), (_stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (_stat.S_ISCHR, "a character device"), (_stat.S_ISBLK, "a block device"),
+                       (_stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def regular_file(path, what: str = "file") -> os.stat_result:
+    """``os.stat`` of ``path`` (links followed) if it is a regular file; else a clear ``ValueError``.
+
+    Checked before any open, so a FIFO is never opened (opening one blocks) and a
+    device such as ``/dev/zero`` is never read.
+
+    >>> regular_file("/dev/null")
+    Traceback (most recent call last):
+    ...
+    ValueError: file /dev/null: a character device, not a regular file
+    """
+    path = os.fspath(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} {path}: no such file") from None
+    except OSError as e:
+        raise ValueError(f"{what} {path}: cannot read it ({e.strerror or e})") from None
+    if not _stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{what} {path}: {file_kind(st.st_mode)}, not a regular file")
+    return st
+
+
+def read_bytes(path, max_bytes: int = DEFAULT_MAX_READ_BYTES, what: str = "file") -> bytes:
+    """The bytes of a regular file, refused by name above ``max_bytes`` (before reading it)."""
+    st = regular_file(path, what)
+    if st.st_size > max_bytes:
+        raise ValueError(f"{what} {os.fspath(path)}: {st.st_size:,} bytes, more than the {max_bytes:,} "
+                         f"this reader reads whole")
+    with open(path, "rb") as f:
+        data = f.read(max_bytes + 1)  # the file may have grown since the stat
+    if len(data) > max_bytes:
+        raise ValueError(f"{what} {os.fspath(path)}: more than the {max_bytes:,} bytes this reader reads whole")
+    return data
+
+
+def walk_files(folder, keep=lambda name: True) -> list[str]:
+    """The regular files under ``folder`` whose name ``keep`` accepts, sorted, each real file once.
+
+    A symlink to a folder is not followed (a link to ``.`` or ``..`` would read the
+    tree again or forever); a symlink to a file is read unless its target was
+    already listed; a FIFO, device or socket is refused by name.
+    """
+    folder = os.fspath(folder)
+    st = os.stat(folder)
+    if not _stat.S_ISDIR(st.st_mode):
+        raise ValueError(f"folder {folder}: {file_kind(st.st_mode)}")
+    out, seen = [], set()
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(root, d)))
+        for name in sorted(files):
+            p = os.path.join(root, name)
+            if not keep(name):
+                continue
+            try:
+                fst = os.stat(p)
+            except OSError as e:
+                raise ValueError(f"file {p}: cannot read it ({e.strerror or e})") from None
+            if not _stat.S_ISREG(fst.st_mode):
+                raise ValueError(f"file {p}: {file_kind(fst.st_mode)}, not a regular file")
+            key = (fst.st_dev, fst.st_ino)
+            if key not in seen:
+                seen.add(key)
+                out.append(p)
+    return sorted(out)

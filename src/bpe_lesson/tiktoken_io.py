@@ -42,7 +42,7 @@ import os
 import re
 import warnings
 
-from ._files import atomic_write
+from ._files import atomic_write, read_bytes, regular_file
 from .normalize import FORMS as NORMALIZATION_FORMS
 from .patterns import GPT4_PATTERN, O200K_PATTERN, check_pattern
 
@@ -225,6 +225,7 @@ def read_tiktoken_bytes(path, expected_sha256: str | None = None) -> bytes:
     too_big = f"{p}: more than {cap:,} bytes (MAX_TIKTOKEN_BYTES); not a vocabulary file, or a gzip bomb"
     if os.path.isdir(p):
         raise ValueError(f"{p} is a folder, not a .tiktoken file")
+    regular_file(p, ".tiktoken file")  # a FIFO would block the open, /dev/zero fill the cap
     with open(p, "rb") as f:
         magic = f.read(2)
         f.seek(0)
@@ -324,9 +325,9 @@ def read_sidecar(sp, path, ranks_sha256: str) -> dict:
     def bad(key, why):
         return ValueError(f"{sp}: {key}: {why}")
 
+    raw = read_bytes(sp, max_bytes=MAX_TIKTOKEN_BYTES, what="sidecar")  # a folder or FIFO refused by name
     try:
-        with open(sp, "rb") as f:
-            side = json.loads(f.read().decode("utf-8"))
+        side = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{sp}: the sidecar is not valid JSON ({e})") from None
     except RecursionError:

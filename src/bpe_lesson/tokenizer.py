@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import _backend, tiktoken_io
-from ._files import atomic_write
+from ._files import atomic_write, read_bytes
 from .normalize import FORMS as NORMALIZATION_FORMS
 from .normalize import check_form
 from .normalize import normalize as normalize_text
@@ -732,8 +732,7 @@ class Tokenizer(EncodingSurface, ByteTables):
             return cls.load_tiktoken(path)
         if os.path.isdir(path):
             raise ValueError(f"{path} is a folder; a tokenizer is one file (.json, .tiktoken or .tiktoken.gz)")
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = read_bytes(path, what="tokenizer file")  # a FIFO or device refused, never opened
         try:
             d = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:

@@ -203,8 +203,8 @@ def test_verify_a_truncated_shard(packed):
         f.truncate(os.path.getsize(f.name) - 2)  # lose the last id (its EOS)
     problems = verify(packed)
     assert problems_about(problems, "shard_00001.bin: n_tokens:")
-    assert problems_about(problems, "shard_00001.bin: sha256:")
-    assert problems_about(problems, "shard_00001.bin: n_eos:")
+    # a wrong size is enough: verify does not hash or scan the shard further (issue 39, item 4)
+    assert not problems_about(problems, "shard_00001.bin: sha256:")
     assert not problems_about(problems, "shard_00000.bin")
 
 

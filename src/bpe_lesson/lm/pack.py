@@ -41,6 +41,7 @@ import multiprocessing as mp
 import os
 import re
 import shutil
+import stat
 import sys
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -50,7 +51,7 @@ import numpy as np
 
 from .._backend import workers
 from .._dask import dask_client
-from .._files import atomic_write
+from .._files import atomic_write, read_bytes, regular_file, walk_files
 from ..interop.pretrained import ALIASES, from_pretrained
 from ..interop.pretrained import NAMES as PRETRAINED_NAMES
 from ..tokenizer import Tokenizer
@@ -73,13 +74,15 @@ def expand_sources(sources) -> list[str]:
     out = []
     for s in [sources] if isinstance(sources, (str, os.PathLike)) else sources:
         s = os.fspath(s)
-        if os.path.isdir(s):
-            found = [p for p in glob.glob(os.path.join(s, "**", "*"), recursive=True) if os.path.isfile(p)]
-            out += sorted(found)
-        elif os.path.isfile(s):
-            out.append(s)
+        try:
+            is_dir = stat.S_ISDIR(os.stat(s).st_mode)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"source {s!r}: no such file or folder") from None
+        if is_dir:  # each real file once; a symlink to a folder (to . or ..) is not followed
+            out += walk_files(s)
         else:
-            raise FileNotFoundError(f"source {s!r} is neither a file nor a folder")
+            regular_file(s, "source")  # a FIFO or device is refused by name, never opened
+            out.append(s)
     for p in out:  # before anything is written: an unreadable source fails now
         try:
             with open(p, "rb") as f:
@@ -141,8 +144,7 @@ def iter_documents(paths, text_field: str = "text"):
                     yield f"{path}[row {row}]", text or ""
                     row += 1
         else:
-            with open(path, "rb") as f:
-                raw = f.read()
+            raw = read_bytes(path, what="source")
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:

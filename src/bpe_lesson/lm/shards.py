@@ -25,10 +25,12 @@ import glob
 import hashlib
 import json
 import os
+import stat
 import sys
 
 import numpy as np
 
+from .._files import file_kind
 from ..tokenizer import Tokenizer
 
 MANIFEST = "manifest.json"
@@ -198,11 +200,15 @@ def open_shard(path, dtype: str, n_tokens: int | None = None) -> np.ndarray:
 def _shard_problems(folder, m, s, block: int = 1 << 23) -> list[str]:
     """Every problem of one shard file: size, hash, EOS count, ids out of range, last id."""
     name, path = s["path"], os.path.join(folder, s["path"])
-    if not os.path.exists(path):
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
         return [f"{name}: file: missing"]
+    if not stat.S_ISREG(st.st_mode):  # a FIFO would block the hash, /dev/zero never end it
+        return [f"{name}: file: {file_kind(st.st_mode)}, not a regular file"]
     out = []
     itemsize = np.dtype(m["dtype"]).itemsize
-    size = os.path.getsize(path)
+    size = st.st_size
     if size != s["n_tokens"] * itemsize:
         hint = ""
         if size == s["n_tokens"] * 4 and itemsize == 2:
@@ -213,6 +219,8 @@ def _shard_problems(folder, m, s, block: int = 1 << 23) -> list[str]:
                    f"the manifest says {s['n_tokens']:,} ids ({s['n_tokens'] * itemsize:,} bytes){hint}")
     if s["n_tokens"] > m["shard_size_tokens"]:
         out.append(f"{name}: n_tokens: {s['n_tokens']:,} is more than shard_size_tokens {m['shard_size_tokens']:,}")
+    if size != s["n_tokens"] * itemsize:
+        return out  # a wrong size: the hash and ids cannot match; reading them is wasted time
     digest = sha256_file(path)
     if digest != s["sha256"]:
         out.append(f"{name}: sha256: the file hashes to {digest[:16]}..., the manifest says {s['sha256'][:16]}... "

@@ -52,6 +52,7 @@ from .._backend import CORES
 from .._dask import check_address
 from ..incremental import TIE_BREAKS
 from ..patterns import PATTERNS, check_pattern, resolve_pattern
+from .._files import regular_file
 from .sources import list_files
 
 MB = 1 << 20
@@ -119,10 +120,15 @@ def load_config(path) -> Config:
     """Read and check a YAML config; relative paths in it are relative to its folder."""
     path = os.fspath(path)
     try:
+        regular_file(path, "config file")  # a folder (train -c DIR) or FIFO refused by name
         with open(path, encoding="utf-8") as f:
             raw = yaml.safe_load(f)
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
+    except ValueError as e:
+        if isinstance(e, UnicodeDecodeError):
+            raise
+        raise ConfigError(str(e)) from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{path} is not valid YAML: {e}") from None
     return parse_config(raw, base_dir=os.path.dirname(os.path.abspath(path)), source=path)

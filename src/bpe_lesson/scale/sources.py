@@ -38,6 +38,7 @@ import codecs
 import os
 import re
 
+from .._files import walk_files
 from ..patterns import GPT2_PATTERN, GPT4_PATTERN, safe_cut
 
 SUFFIXES = (".txt", ".parquet")
@@ -72,12 +73,12 @@ def cut_units(data: bytes, cut: re.Pattern) -> list[bytes]:
 
 
 def list_files(folder) -> list[str]:
-    """Every .txt and .parquet file under ``folder``, recursively, sorted (so runs repeat)."""
-    out = []
-    for root, dirs, files in os.walk(folder):
-        dirs.sort()
-        out.extend(os.path.join(root, f) for f in files if f.endswith(SUFFIXES))
-    return sorted(out)
+    """Every .txt and .parquet file under ``folder``, recursively, sorted (so runs repeat).
+
+    Each real file once; symlinks to folders are not followed; a FIFO or device is
+    refused by name (``_files.walk_files``).
+    """
+    return walk_files(folder, keep=lambda name: name.endswith(SUFFIXES))
 
 
 # ---- streaming --------------------------------------------------------------
