@@ -134,3 +134,78 @@ def test_the_figure_finder_on_a_hand_made_cell():
                         "times fewer; `id 999` is code; ids [258, 100]; cl100k has 100,277 rows and "
                         "65\\,536 is a power of two.\n", ":width: 640px\n"]}]}
     assert unbacked_figures(nb) == ["1.24", "100,277"]
+
+
+GLUE_FIGURE = re.compile(r"```\{glue:figure\} (\w+)\n((?::[\w-]+:[^\n]*\n)*)\n(\S.*?)\n```", re.S)
+
+
+def uncaptioned_figures(nb) -> list:
+    """Images a chapter shows without a numbered caption: an image output that is not
+    glued, or a glued image that no ``{glue:figure}`` with a ``:name:`` and a caption
+    places. Returns ``(cell index, what)`` for each."""
+    md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    placed = {m.group(1) for m in GLUE_FIGURE.finditer(md) if re.search(r"^:name: ", m.group(2), re.M)}
+    out = []
+    for i, c in enumerate(nb["cells"]):
+        for o in c.get("outputs", []):
+            data = o.get("data", {})
+            glued = o.get("metadata", {}).get("scrapbook", {}).get("name")
+            if any(k.startswith("image/") for k in data):
+                out.append((i, "an image shown directly (glue it and place it with {glue:figure})"))
+            elif glued and any(k.endswith("image/png") for k in data) and glued not in placed:
+                out.append((i, f"glued image {glued!r} has no {{glue:figure}} with :name: and caption"))
+    return out
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=os.path.basename)
+def test_every_figure_has_a_numbered_caption(path):
+    bad = uncaptioned_figures(load(path))
+    assert not bad, f"{os.path.basename(path)}: {bad}"
+
+
+def test_the_caption_finder_on_hand_made_cells():
+    image = {"output_type": "display_data", "data": {"image/png": "iVBO", "text/plain": "<Figure>"}}
+    glued = {"output_type": "display_data", "metadata": {"scrapbook": {"name": "f"}},
+             "data": {"application/papermill.record/image/png": "iVBO"}}
+    def nb(outputs, md):
+        return {"cells": [{"cell_type": "code", "source": [], "outputs": outputs},
+                          {"cell_type": "markdown", "source": [md]}]}
+    good = "```{glue:figure} f\n:name: fig-f\n\nThe caption.\n```"
+    assert uncaptioned_figures(nb([glued], good)) == []
+    assert uncaptioned_figures(nb([glued], "```{glue:figure} f\n:name: fig-f\n```")) != []  # no caption
+    assert uncaptioned_figures(nb([glued], "```{glue:figure} f\n\nThe caption.\n```")) != []  # no name
+    assert uncaptioned_figures(nb([glued], good.replace("} f", "} g"))) != []  # another figure
+    assert uncaptioned_figures(nb([image], good)) != []  # shown, not glued
+
+
+MAX_CELL_LINES = 25
+
+
+def long_cells(nb) -> list:
+    """Code cells over ``MAX_CELL_LINES`` lines, outside a ``{solution-start}`` ..
+    ``{solution-end}`` span (a solution stays whole). Returns ``(index, lines)``."""
+    out, solution = [], False
+    for i, c in enumerate(nb["cells"]):
+        text = "".join(c["source"])
+        if c["cell_type"] == "markdown":
+            if "{solution-start}" in text:
+                solution = True
+            if "{solution-end}" in text:
+                solution = False
+        elif not solution and len(text.splitlines()) > MAX_CELL_LINES:
+            out.append((i, len(text.splitlines())))
+    return out
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=os.path.basename)
+def test_code_cells_are_a_few_lines(path):
+    bad = long_cells(load(path))
+    assert not bad, f"{os.path.basename(path)}: code cells over {MAX_CELL_LINES} lines (index, lines): {bad}"
+
+
+def test_the_long_cell_finder_on_hand_made_cells():
+    code = lambda n: {"cell_type": "code", "source": ["x = 1\n"] * n}
+    md = lambda s: {"cell_type": "markdown", "source": [s]}
+    assert long_cells({"cells": [code(25), code(26)]}) == [(1, 26)]
+    solved = [md("```{solution-start} ex-a\n```"), code(40), md("```{solution-end}\n```"), code(30)]
+    assert long_cells({"cells": solved}) == [(3, 30)]

@@ -42,12 +42,12 @@ def code_cell(nb, starts):
 
 
 def glued(nb):
-    """{name: value} from the stored glue outputs."""
+    """{name: value} from the stored glue outputs (figures left out)."""
     out = {}
     for c in nb["cells"]:
         for o in c.get("outputs", []):
             name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
+            if name and "application/papermill.record/image/png" not in o["data"]:
                 out[name] = ast.literal_eval(o["data"]["application/papermill.record/text/plain"])
     return out
 

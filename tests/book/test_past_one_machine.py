@@ -45,12 +45,13 @@ def code_cell(nb, starts):
 
 
 def glued(nb):
-    """{name: (value, tags of the cell that glued it)} from the stored glue outputs."""
+    """{name: (value, tags of the cell that glued it)} from the stored glue outputs
+    (figures left out)."""
     out = {}
     for c in nb["cells"]:
         for o in c.get("outputs", []):
             name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
+            if name and "application/papermill.record/image/png" not in o["data"]:
                 text = o["data"]["application/papermill.record/text/plain"]
                 out[name] = (ast.literal_eval(text), c["metadata"].get("tags", []))
     return out

@@ -4,7 +4,9 @@
   after one merge, the words each pair lists) beside its heap, stale entries marked;
 * ``windows_figure``: windows of ``T + 1`` ids over a stream, for several strides,
   input and target spans drawn, ids that are never a target shaded;
-* ``side_by_side``: two listings in two columns (the Python and the compiled step).
+* ``side_by_side``: two listings in two columns (the Python and the compiled step);
+* ``trainer_times_figure``: wall time per trainer and vocabulary size, grouped bars;
+* ``vocabulary_price_figure``: compression against vocabulary size, and the embedding.
 
 Each function returns a matplotlib ``Figure`` (or an HTML string) and draws what it
 is given; what this module does not do is compute the state it draws (``trace.py``
@@ -125,12 +127,12 @@ def windows_figure(n_tokens, context_length, strides, figsize=(7, 4.2)):
         targets = {s + t for s in starts for t in range(1, T + 1)}
         for j in range(n_tokens):
             ax.add_patch(Rectangle((j, 0), 1, 1, fc="white" if j in targets else "0.8", ec="0.4", lw=0.6))
-            ax.text(j + 0.5, 0.5, str(j), ha="center", va="center", fontsize=7)
+            ax.text(j + 0.5, 0.5, str(j), ha="center", va="center", fontsize=8)
         for k, s in enumerate(starts):
             y = -1.0 - 1.3 * (k % 3)
             ax.add_patch(Rectangle((s, y + 0.35), T, 0.4, fc=f"C{k % 10}", alpha=0.8))
             ax.add_patch(Rectangle((s + 1, y - 0.15), T, 0.4, fc=f"C{k % 10}", alpha=0.35, hatch="//"))
-            ax.text(s - 0.15, y + 0.55, f"x{k}", ha="right", va="center", fontsize=7)
+            ax.text(s - 0.15, y + 0.55, f"x{k}", ha="right", va="center", fontsize=8)
         relation = "<" if S < T else "=" if S == T else ">"
         never = n_tokens - len(targets)
         ax.set_title(f"stride S = {S} {relation} T = {T}: {len(starts)} windows, "
@@ -157,3 +159,80 @@ def side_by_side(left, right, titles=("Python", "Cython")):
         f'<b>{html.escape(t)}</b><pre style="font-size:0.68em;overflow-x:auto">{html.escape(src)}</pre></td>'
         for t, src in zip(titles, (left, right)))
     return f"<table><tr>{cells}</tr></table>"
+
+
+def trainer_times_figure(seconds, names, sizes, title, figsize=(7, 4.2)):
+    """Grouped bars of wall time per trainer, one bar per vocabulary size, log scale.
+
+    ``seconds[name, size]`` is a measured time; a pair missing from it is drawn as a
+    "not run" note above the trainer's first bar. Returns the figure.
+    """
+    import numpy as np
+
+    from .viz import style_axes
+
+    xs = np.arange(len(names))
+    width = 0.8 / len(sizes)
+    fig, ax = plt.subplots(figsize=figsize)
+    for k, v in enumerate(sizes):
+        at = xs + (k - (len(sizes) - 1) / 2) * width
+        ys = [seconds.get((n, v), np.nan) for n in names]
+        ax.bar(at, ys, width=width, label=f"vocabulary {v:,} ({v - 256:,} merges)")
+        for xb, n, yb in zip(at, names, ys):
+            if (n, v) in seconds:
+                ax.text(xb, yb * 1.1, f"{yb:.2f} s", ha="center", va="bottom", fontsize=9)
+            else:
+                ax.text(xb, seconds[n, sizes[0]], "not run", ha="center", va="bottom",
+                        fontsize=9, rotation=90)
+    ax.set_xticks(xs, [n.replace(" (", "\n(") for n in names])
+    ax.set_yscale("log")
+    ax.set_ylim(min(seconds.values()) / 3, max(seconds.values()) * 4)
+    low, high = ax.get_ylim()
+    ticks = [t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500)
+             if low <= t <= high]
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    ax.minorticks_off()
+    style_axes(ax, title, "trainer", "wall time (seconds, log scale)")
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def vocabulary_price_figure(rows, d, sizes, figsize=(7, 6.5)):
+    """Bytes per token against vocabulary size (top) and the embedding's size (bottom).
+
+    ``rows`` are dicts with ``V`` and ``"prose held"``, ``"prose train"``,
+    ``"code held"``, ``"code train"`` (bytes per token); ``d`` is the model width;
+    ``sizes`` the powers of two to label (a last ``V`` outside them gets a note).
+    """
+    from .viz import style_axes
+
+    vs = [r["V"] for r in rows]
+    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=figsize,
+                                      height_ratios=[3, 2])
+    for name, color, marker in (("prose", "tab:blue", "o"), ("code", "tab:orange", "s")):
+        top.plot(vs, [r[f"{name} held"] for r in rows], marker + "-", color=color,
+                 label=f"{name}, held out")
+        top.plot(vs, [r[f"{name} train"] for r in rows], marker + "--", color=color,
+                 alpha=0.5, label=f"{name}, training text")
+    style_axes(top, "Compression bought by a bigger vocabulary, and its price",
+               "", "bytes per token (higher = shorter)")
+    top.legend()
+    bottom.plot(vs, [v * d / 1e6 for v in vs], "o-", color="tab:red",
+                label=f"tied: V·d (d = {d})")
+    bottom.plot(vs, [2 * v * d / 1e6 for v in vs], "o--", color="tab:red", alpha=0.5,
+                label="untied: 2·V·d")
+    style_axes(bottom, "", "vocabulary size V (tokens, log scale)",
+               "embedding parameters (millions)")
+    bottom.legend()
+    bottom.set_xscale("log", base=2)
+    ticks = [v for v in sizes if v <= vs[-1]]
+    bottom.set_xticks(ticks)
+    bottom.set_xticklabels([f"{v:,}" for v in ticks])
+    bottom.minorticks_off()
+    if vs[-1] not in sizes:
+        bottom.annotate(f"V = {vs[-1]:,}\n(training stopped)", (vs[-1], vs[-1] * d / 1e6),
+                        xytext=(-95, 10), textcoords="offset points",
+                        arrowprops={"arrowstyle": "->"})
+    fig.tight_layout()
+    return fig

@@ -105,7 +105,9 @@ def _timer(seconds: float):
         raise TooSlow()
 
     previous = signal.signal(signal.SIGALRM, _fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # then every half second: a TooSlow raised while a finalizer runs is lost ("Exception
+    # ignored in __del__"), and the next one must still stop the reader's code
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
     try:
         yield
     finally:
