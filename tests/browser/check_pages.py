@@ -2,7 +2,8 @@
 
 For every page, at a laptop's width (1280 px) and a phone's (414 px): each formula typeset and inline math on the text's baseline; no code,
 output, table or formula wider than its box; every image loaded and every figure drawn
-at no less than 80% of its natural width; no console error; no request that leaves
+at no less than 80% of its natural width, in a figure with a numbered caption; no
+power of ten written "10^12" outside code; no console error; no request that leaves
 the build folder; a solution folds and unfolds on click; an intended error shows its
 last line only, no output names a path of the build machine, every token row has its
 label. The checks that run inside the page are in pages.js. A failure names the page and

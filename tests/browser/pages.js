@@ -137,6 +137,10 @@ function checkImages(narrow) {
     // on a phone every wide figure is scaled to the column: its size is checked at 1280 px
     if (narrow || !article.contains(img) || /\.svg(\?|$)/.test(img.currentSrc) || !visible(img)) continue;
     count["figures (size checked)"] += 1;
+    const figure = img.closest("figure");
+    if (!figure || !figure.querySelector("figcaption .caption-number")) {
+      problems.push(`${describe(img)}: a figure without a numbered caption`);
+    }
     const shown = img.getBoundingClientRect().width;
     if (shown < 0.8 * img.naturalWidth) {
       problems.push(`${describe(img)}: figure ${img.naturalWidth} px wide drawn at ${Math.round(shown)} px ` +
@@ -164,6 +168,11 @@ function checkOutputs() {
       problems.push(`${describe(tb)}: an error output of ${lines.length} lines (show the last line only)`);
     }
   }
+  // a power of ten is written with a superscript, never as "10^12" in the prose or a table
+  const prose = article.cloneNode(true);
+  for (const el of prose.querySelectorAll("pre, code, .highlight, script, .MathJax, mjx-container")) el.remove();
+  const caret = prose.textContent.match(/\b10\^-?\d+/);
+  if (caret) problems.push(`the page writes a power of ten as "${caret[0]}" (use a superscript)`);
   for (const row of article.querySelectorAll(".token-row")) {
     const label = row.querySelector(".token-row-label");
     if (!label || !label.textContent.trim()) problems.push(`${describe(row)}: a token row without its label`);
