@@ -7,61 +7,22 @@ fixed once cannot come back.
 What this file does not do: re-run the chapter (nbval does) or read the figures.
 """
 
-import json
-import os
 import re
-
-import pytest
 
 from bpe_lesson.teaching import samples
 
-PATH = os.path.join(os.path.dirname(__file__), "..", "..", "book", "encoding_and_decoding.ipynb")
+from _notebook import chapter, code_cell, glue_refs, glued_text, markdown, printed, section
+
+nb = chapter("encoding_and_decoding")
 
 
-@pytest.fixture(scope="module")
-def nb():
-    with open(PATH, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def markdown(nb) -> str:
-    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-
-
-def glued(nb) -> dict:
-    """name -> the value a cell glued (as the text myst-nb stores)."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                out[name] = o["data"]["application/papermill.record/text/plain"]
-    return out
-
-
-def output_of(nb, needle: str) -> str:
-    """The printed output of the one code cell whose source holds ``needle``."""
-    hits = [c for c in nb["cells"] if c["cell_type"] == "code" and needle in "".join(c["source"])]
-    assert len(hits) == 1, (needle, len(hits))
-    return "".join("".join(o.get("text", "")) for o in hits[0]["outputs"] if o["output_type"] == "stream")
-
-
-def section(nb, heading: str) -> str:
-    md = markdown(nb)
-    start = md.index(heading)
-    nxt = re.search(r"^## ", md[start + len(heading):], re.M)
-    return md[start:start + len(heading) + nxt.start()] if nxt else md[start:]
-
-
-def test_every_glued_name_in_the_prose_was_glued_by_a_cell(nb):
-    names = set(re.findall(r"\{glue:text\}`([^`:]+)", markdown(nb)))
-    assert names and names <= set(glued(nb)), sorted(names - set(glued(nb)))
-    assert "n_chunks" in re.findall(r"\{glue:text\}`([^`:]+)", section(nb, "## Summary"))
+def test_the_summary_glues_the_chunk_count(nb):
+    assert "n_chunks" in glue_refs(section(nb, "## Summary"))
 
 
 def test_the_theorem_check_counts_what_the_cell_printed(nb):
-    g = glued(nb)
-    out = output_of(nb, "rank_table = {b: i for i, b in tok.vocab.items()}")
+    g = glued_text(nb)
+    out = printed(code_cell(nb, "rank_table = {b: i for i, b in tok.vocab.items()}"))
     assert out.strip() == (f"{int(g['n_chunks']):,} distinct chunks ({int(g['n_chunks_all']):,} in all): "
                            f"0 encoded differently")
 
@@ -70,7 +31,7 @@ def test_the_language_samples_are_not_all_in_other_scripts(nb):
     # it said "the nine samples in other scripts"; English, French and German are Latin
     md = markdown(nb)
     assert "samples in other\nscripts" not in md and "samples in other scripts" not in md
-    assert int(glued(nb)["n_samples"]) == len(samples.MULTILINGUAL)
+    assert int(glued_text(nb)["n_samples"]) == len(samples.MULTILINGUAL)
     sentence = re.search(r"language samples of `samples\.MULTILINGUAL` \(([^)]*)\)", md).group(1)
     for language in re.findall(r"English|French|German", sentence):
         assert any(k.startswith(language) for k in samples.MULTILINGUAL), language
@@ -81,14 +42,14 @@ def test_decode_is_said_to_fail_only_on_an_unknown_id_and_the_output_shows_both(
     text = section(nb, "## Decoding")
     assert "so decoding never fails" not in text
     assert "only an id that is not in\nthe vocabulary is an error" in text
-    out = output_of(nb, "tok.decode([len(tok.vocab) + 10])").splitlines()
+    out = printed(code_cell(nb, "tok.decode([len(tok.vocab) + 10])")).splitlines()
     assert out[0].endswith("\ufffd'")
     assert re.fullmatch(r"decode raised: id \d+ is not in this vocabulary \(size \d+, ids 0\.\.\d+\)", out[1])
 
 
 def test_the_tree_sentence_gives_the_merges_the_cell_printed(nb):
-    g = glued(nb)
-    out = output_of(nb, "longest = max(words")
+    g = glued_text(nb)
+    out = printed(code_cell(nb, "longest = max(words"))
     m = re.search(r"id (\d+): .*made by merge (\d+)\nas .* \(id (\d+)\) \+ .* \(id (\d+)\)", out)
     root, merge, left, right = map(int, m.groups())
     assert (merge, int(g["join_merge"])) == (root - 255, root - 255)
@@ -102,11 +63,3 @@ def test_a_join_is_not_said_to_cost_only_two_lookups(nb):
     assert "join costs two lookups" not in md
     assert "besides the scan for the lowest rank" in md
 
-
-def test_strings_with_an_edge_space_are_inline_code(nb):
-    # A directive's options (```{live-tokenizer} :word: " lowest") are not prose;
-    # the body of an {exercise} or {admonition} is, so only option lines go.
-    options = re.sub(r"^:\w[\w-]*:.*$", " ", markdown(nb), flags=re.M)
-    fences = re.sub(r"^```.*$", " ", options, flags=re.M)
-    prose = re.sub(r"`[^`]*`", " ", fences)
-    assert not re.findall(r'"\s\w+"|"\w+\s"', prose)

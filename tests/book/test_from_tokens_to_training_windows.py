@@ -5,79 +5,33 @@ values, the printed outputs and the markdown around them. What this file does no
 do: run the notebook (``pytest --nbval`` does) or look at the rendered page.
 """
 
-import ast
-import json
-import os
 import re
 
-import pytest
+from _notebook import chapter, code_cell_starting, glued_values, markdown, markdown_cells, printed, section, source
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BOOK = os.path.join(ROOT, "book")
-NB_PATH = os.path.join(BOOK, "from_tokens_to_training_windows.ipynb")
-
-
-@pytest.fixture(scope="module")
-def nb():
-    with open(NB_PATH, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def source(cell):
-    return "".join(cell["source"])
-
-
-def markdown(nb):
-    return [source(c) for c in nb["cells"] if c["cell_type"] == "markdown"]
-
-
-def printed(cell):
-    return "".join("".join(o["text"]) for o in cell.get("outputs", []) if o["output_type"] == "stream")
-
-
-def code_cell(nb, starts):
-    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and source(c).startswith(starts)]
-    assert len(cells) == 1, f"one code cell should start with {starts!r}, found {len(cells)}"
-    return cells[0]
-
-
-def glued(nb):
-    """{name: value} from the stored glue outputs (figures left out)."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name and "application/papermill.record/image/png" not in o["data"]:
-                out[name] = ast.literal_eval(o["data"]["application/papermill.record/text/plain"])
-    return out
-
-
-def test_every_glue_the_markdown_names_was_stored(nb):
-    names = {m.group(1) for md in markdown(nb) for m in re.finditer(r"\{glue:text\}`([\w]+)", md)}
-    missing = names - set(glued(nb))
-    assert not missing, f"the markdown names glue no cell stored: {sorted(missing)}"
+nb = chapter("from_tokens_to_training_windows")
 
 
 def test_the_numpy_sentence_names_no_version_the_page_does_not_show(nb):
     # 1.24 and 1.26 were printed by no cell; the claim about NumPy 2 is checked by its output
-    text = "\n".join(markdown(nb))
+    text = markdown(nb)
     assert "1.24" not in text and "1.26" not in text and "NumPy 2 refuses" in text
-    out = printed(code_cell(nb, 'print("NumPy", np.__version__)'))
+    out = printed(code_cell_starting(nb, 'print("NumPy", np.__version__)'))
     major = int(re.search(r"NumPy (\d+)\.", out).group(1))
     assert major >= 2 and "OverflowError: Python integer 65536 out of bounds for uint16" in out
 
 
 def test_the_wrapped_id_is_what_the_cast_printed(nb):
-    g = glued(nb)
-    out = printed(code_cell(nb, 'print("NumPy", np.__version__)'))
+    g = glued_values(nb)
+    out = printed(code_cell_starting(nb, 'print("NumPy", np.__version__)'))
     assert g["wrapped_id"] == 100_276 % 65_536 and f" {g['wrapped_id']}]" in out
-    prose = next(md for md in markdown(nb) if "{glue:text}`wrapped_id:,`" in md)
+    prose = next(md for md in markdown_cells(nb) if "{glue:text}`wrapped_id:,`" in md)
     assert "id 100,276" in prose
 
 
 def test_the_failure_table_is_a_list_table_of_short_words(nb):
     # "vocabul/ary", "docum/ents": the first column broke words mid-word
-    md = next(md for md in markdown(nb) if "## The silent failures" in md)
+    md = next(md for md in markdown_cells(nb) if "## The silent failures" in md)
     table = md[md.index("```{list-table}"):]
     assert re.search(r"^:widths: \d+ \d+ \d+$", table, re.M) and ":header-rows: 1" in table
     labels = re.findall(r"^\* - (.+)$", table, re.M)[1:]  # the header row is not a failure
@@ -85,20 +39,20 @@ def test_the_failure_table_is_a_list_table_of_short_words(nb):
     for label in labels:
         assert all(len(w) <= 9 for w in label.split()), f"a long word in the first column: {label!r}"
     # each row is then made to happen under its own name, in bold
-    text = "\n".join(markdown(nb)).lower()
+    text = markdown(nb).lower()
     for label in labels:
         assert f"**{label.lower()}" in text, f"no paragraph opens with the row {label!r}"
 
 
 def test_the_extra_special_token_is_listed_after_eos(nb):
     # the text said "listed first"; the code lists <|pad|> second and EOS still moves
-    cell = code_cell(nb, "tok_pad = bpe_lesson.train(")
+    cell = code_cell_starting(nb, "tok_pad = bpe_lesson.train(")
     assert 'special_tokens=["<|endoftext|>", "<|pad|>"]' in source(cell)
     k = nb["cells"].index(cell)
     before = source(nb["cells"][k - 1])
     assert "listed after `<|endoftext|>`" in before and "listed first" not in before
     out = printed(cell)
-    ours = printed(code_cell(nb, "torch.manual_seed(0)"))
+    ours = printed(code_cell_starting(nb, "torch.manual_seed(0)"))
     merges_pad = int(re.search(r"merges=(\d+)", out).group(1))
     merges = int(re.search(r"merges=(\d+)", ours).group(1))
     assert merges_pad == merges - 1 and "one merge fewer" in " ".join(before.split())
@@ -107,30 +61,23 @@ def test_the_extra_special_token_is_listed_after_eos(nb):
 
 def test_the_intro_names_the_section_that_makes_the_failures_happen(nb):
     # the failures are no longer the last section: the exercises and summary are
-    intro = markdown(nb)[0]
+    intro = markdown_cells(nb)[0]
     assert "The last section" not in intro and "*The silent failures*" in intro
     assert any(md.lstrip().startswith("`sft_targets`") and "## The silent failures" in md
-               for md in markdown(nb))
+               for md in markdown_cells(nb))
 
 
 def test_the_summary_agrees_with_the_printed_outputs(nb):
-    g = glued(nb)
-    text = "\n".join(markdown(nb))
-    summary = text[text.index("## Summary"):text.index("## Exercises")]
+    g = glued_values(nb)
+    summary = section(nb, "## Summary")
     bare = re.sub(r"\{glue:text\}`[^`]*`|`[^`]*`|\$[^$]*\$|GPT-4", "", summary)
     typed = set(re.findall(r"\d[\d,.]*", bare)) - {"100,276", "65,536", "8"}  # inputs and a constant
     assert not typed, f"figures typed into the Summary: {typed}"
     assert g["n_cuts"] == g["n_corpus"] == g["n_topics"] + 1
-    assert f"{g['n_corpus']} documents, " in printed(code_cell(nb, "corpus = list("))
-    assert f"{g['rows_cl100k']:,}  uint32" in printed(code_cell(nb, "VOCABS = {"))
-    pack_out = printed(code_cell(nb, 'with open("prose.jsonl"'))
+    assert f"{g['n_corpus']} documents, " in printed(code_cell_starting(nb, "corpus = list("))
+    assert f"{g['rows_cl100k']:,}  uint32" in printed(code_cell_starting(nb, "VOCABS = {"))
+    pack_out = printed(code_cell_starting(nb, 'with open("prose.jsonl"'))
     assert f'"total_tokens": {g["total_tokens"]},' in pack_out
     assert f'"shard_count": {g["shard_count"]},' in pack_out
-    assert f"{g['n_windows_8']:,} windows of 8" in printed(code_cell(nb, "ds = SlidingWindowDataset("))
+    assert f"{g['n_windows_8']:,} windows of 8" in printed(code_cell_starting(nb, "ds = SlidingWindowDataset("))
     assert g["copy_loss"] < g["right_loss"] / 3
-
-
-def test_the_exercises_sit_under_their_section(nb):
-    text = "\n".join(markdown(nb))
-    at = text.index("## Exercises")
-    assert [m.start() > at for m in re.finditer(r"```\{exercise\}", text)] == [True] * 3

@@ -7,70 +7,30 @@ value it must agree with, so a contradiction fixed once cannot come back.
 What this file does not do: re-run the chapter (nbval does) or read the figures.
 """
 
-import json
-import os
 import re
-
-import pytest
 
 from bpe_lesson import textbook
 
-PATH = os.path.join(os.path.dirname(__file__), "..", "..", "book", "overlaps_ties_order.ipynb")
+from _notebook import chapter, code_cell, glue_refs, glued_text, load, markdown, printed, section
+
+nb = chapter("overlaps_ties_order")
 
 
-@pytest.fixture(scope="module")
-def nb():
-    with open(PATH, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def markdown(nb) -> str:
-    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-
-
-def glued(nb) -> dict:
-    """name -> the value a cell glued (as the text myst-nb stores)."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                out[name] = o["data"]["application/papermill.record/text/plain"]
-    return out
-
-
-def output_of(nb, needle: str) -> str:
-    """The printed output of the one code cell whose source holds ``needle``."""
-    hits = [c for c in nb["cells"] if c["cell_type"] == "code" and needle in "".join(c["source"])]
-    assert len(hits) == 1, (needle, len(hits))
-    return "".join("".join(o.get("text", "")) for o in hits[0]["outputs"] if o["output_type"] == "stream")
-
-
-def section(nb, heading: str) -> str:
-    md = markdown(nb)
-    start = md.index(heading)
-    nxt = re.search(r"^## ", md[start + len(heading):], re.M)
-    return md[start:start + len(heading) + nxt.start()] if nxt else md[start:]
-
-
-def test_every_glued_name_in_the_prose_was_glued_by_a_cell(nb):
-    names = set(re.findall(r"\{glue:text\}`([^`:]+)", markdown(nb)))
-    assert names and names <= set(glued(nb)), sorted(names - set(glued(nb)))
+def test_the_summary_glues_its_counts(nb):
     summary = section(nb, "## Summary")
-    assert {"n_short", "n_same", "n_ties", "ties_last_500", "moved_share", "n_only"} <= set(
-        re.findall(r"\{glue:text\}`([^`:]+)", summary))
+    assert {"n_short", "n_same", "n_ties", "ties_last_500", "moved_share", "n_only"} <= set(glue_refs(summary))
 
 
 def test_the_glued_counts_are_the_printed_ones(nb):
-    g = glued(nb)
-    gains = output_of(nb, "at_lower = ")
+    g = glued_text(nb)
+    gains = printed(code_cell(nb, "at_lower = "))
     assert f"{g['n_same']} merges of a token with itself; {g['n_short']} of them" in gains
-    ties = output_of(nb, "first_tie = tied.index(True) + 1")
+    ties = printed(code_cell(nb, "first_tie = tied.index(True) + 1"))
     assert f"{int(g['n_ties']):,} of 4,000 merges were ties; the first at merge {g['first_tie']}" in ties
     rows = re.findall(r"^\s*(\d+)-\s*(\d+)\s+(\d+)\s+\S+\s+(\d+)$", ties, re.M)
     assert rows[0][2] == g["ties_first_500"] and rows[-1][2] == g["ties_last_500"]
     assert max(int(r[3]) for r in rows) == int(g["most_tied"])
-    flip = output_of(nb, "flip = bytes(range(255, -1, -1))")
+    flip = printed(code_cell(nb, "flip = bytes(range(255, -1, -1))"))
     assert f"same bytes under the same id: {int(g['same_id']):,} of 4,000" in flip
     assert f"only in one vocabulary: {g['n_only']} vs {g['n_only']}" in flip
     assert f"{int(g['L_rule']):,} vs {int(g['L_flip']):,} tokens" in flip
@@ -79,7 +39,7 @@ def test_the_glued_counts_are_the_printed_ones(nb):
 
 def test_the_order_sentence_names_the_tokens_the_two_runs_differ_in(nb):
     # it said "decided which token came third"; the runs differ in aab and aa
-    out = output_of(nb, "order_corpus = ")
+    out = printed(code_cell(nb, "order_corpus = "))
     m = re.search(r"only in the first: \[b'(\w+)'\]\s+only in the second: \[b'(\w+)'\]", out)
     assert m, out
     text = section(nb, "## Order")
@@ -92,7 +52,7 @@ def test_the_skip_example_is_not_called_the_smallest(nb):
     md = markdown(nb)
     assert "smallest such list" not in md
     assert "Two merges are already enough" in md
-    out = output_of(nb, "two = [((97, 97), 256), ((97, 256), 257)]")
+    out = printed(code_cell(nb, "two = [((97, 97), 256), ((97, 256), 257)]"))
     assert "[256, 97]" in out and "merges made after them: []" in out
     two = [((97, 97), 256), ((97, 256), 257)]
     assert textbook.train_merges({b"aaa": 5}, 3, base_merges=two) == []
@@ -105,12 +65,11 @@ def test_the_falling_counts_are_said_to_need_no_skip_and_the_output_agrees(nb):
     text = section(nb, "### What the skip protects")
     assert "Its proof never looks at bytes" not in text
     assert "Its proof is for the count\nrule with no skip" in text
-    with open(os.path.join(os.path.dirname(PATH), "the_merge_rule.ipynb"), encoding="utf-8") as f:
-        merge_rule = markdown(json.load(f))
+    merge_rule = markdown(load("the_merge_rule"))
     assert ":label: thm-count-falls" in merge_rule and ":label: rem-count-falls-skip" in merge_rule
     proof = merge_rule.split(":label: thm-count-falls", 1)[1].split("{prf:remark}", 1)[0]
     assert "3. " not in proof  # two facts, none about the skip
-    out = output_of(nb, "no_skip_merges, no_skip_winners = train_no_skip(")
+    out = printed(code_cell(nb, "no_skip_merges, no_skip_winners = train_no_skip("))
     counts = [int(x) for x in re.search(r"winning counts: \[([\d, ]+)\]", out).group(1).split(",")]
     assert counts == sorted(counts, reverse=True)
     assert re.search(r"ids spelling b' the': \[259, \d+\]", out)
@@ -121,9 +80,3 @@ def test_the_lazy_heap_sentence_says_the_skip_is_harmless(nb):
     assert "lazy heap need the skip" not in text
     assert "Nor does the skip upset the incremental trainer's lazy heap" in text
 
-
-def test_strings_with_an_edge_space_are_inline_code(nb):
-    # '" the"' in plain prose renders with curly quotes that hide the space
-    fences = re.sub(r"^```.*$", " ", markdown(nb), flags=re.M)  # ```{exercise} and the like
-    prose = re.sub(r"`[^`]*`", " ", fences)
-    assert not re.findall(r'"\s\w+"|"\w+\s"', prose)

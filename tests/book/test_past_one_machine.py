@@ -6,72 +6,26 @@ notebook (``pytest --nbval`` does) or judge timings, which vary by machine.
 """
 
 import ast
-import json
-import os
 import re
-
-import pytest
 
 from bpe_lesson.patterns import GPT4_PATTERN, split_chunks
 from bpe_lesson.scale.dask_count import plan_tasks
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BOOK = os.path.join(ROOT, "book")
-NB_PATH = os.path.join(BOOK, "past_one_machine.ipynb")
+from _notebook import (chapter, code_cell_starting, fold, glued_tags, glued_values, markdown, markdown_cells, printed,
+                       section, source)
 
-
-@pytest.fixture(scope="module")
-def nb():
-    with open(NB_PATH, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def source(cell):
-    return "".join(cell["source"])
-
-
-def markdown(nb):
-    return [source(c) for c in nb["cells"] if c["cell_type"] == "markdown"]
-
-
-def printed(cell):
-    return "".join("".join(o["text"]) for o in cell.get("outputs", []) if o["output_type"] == "stream")
-
-
-def code_cell(nb, starts):
-    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and source(c).startswith(starts)]
-    assert len(cells) == 1, f"one code cell should start with {starts!r}, found {len(cells)}"
-    return cells[0]
-
-
-def glued(nb):
-    """{name: (value, tags of the cell that glued it)} from the stored glue outputs
-    (figures left out)."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name and "application/papermill.record/image/png" not in o["data"]:
-                text = o["data"]["application/papermill.record/text/plain"]
-                out[name] = (ast.literal_eval(text), c["metadata"].get("tags", []))
-    return out
-
-
-def test_every_glue_the_markdown_names_was_stored(nb):
-    names = {m.group(1) for md in markdown(nb) for m in re.finditer(r"\{glue:text\}`([\w]+)", md)}
-    missing = names - set(glued(nb))
-    assert not missing, f"the markdown names glue no cell stored: {sorted(missing)}"
+nb = chapter("past_one_machine")
 
 
 def test_the_worked_cut_is_where_plan_tasks_puts_it(nb, tmp_path):
     # the issue: the worked example's cut was not where the rule puts it
-    cell = code_cell(nb, "small = b")
+    cell = code_cell_starting(nb, "small = b")
     small = ast.literal_eval(re.search(r"small = (b\".*?\")\n", source(cell)).group(1))
     task_bytes = int(re.search(r"task_bytes=(\d+)", source(cell)).group(1))
     p = tmp_path / "small.txt"
     p.write_bytes(small)
     ranges = [t[1:3] for t in plan_tasks([(str(p), None)], GPT4_PATTERN, task_bytes=task_bytes)]
-    g = {k: v for k, (v, _) in glued(nb).items()}
+    g = glued_values(nb)
     assert g["cut_at"] == ranges[0][1] and g["small_size"] == len(small) == ranges[-1][1]
     assert g["second_aim"] == ranges[1][0] + task_bytes
     # the rule, by hand: the first newline at or after the aim is not safe here, the next is
@@ -80,7 +34,7 @@ def test_the_worked_cut_is_where_plan_tasks_puts_it(nb, tmp_path):
     assert g["safe_nl"] == g["cut_at"] - 1 and re.match(rb"[ \t]*[!-~]", small[g["cut_at"]:])
     for s, e in ranges:  # the stored printout shows these very ranges
         assert f"range [{s:>2} : {e:>2}]" in printed(cell)
-    prose = next(md for md in markdown(nb) if "{glue:text}`cut_at`" in md)
+    prose = next(md for md in markdown_cells(nb) if "{glue:text}`cut_at`" in md)
     assert f"byte {task_bytes}," in prose
 
 
@@ -90,24 +44,24 @@ def test_the_cut_before_an_indented_line_is_called_harmless(nb):
         split_chunks("f():\n", GPT4_PATTERN) + split_chunks("    return", GPT4_PATTERN))
     assert split_chunks("1\n\nx", GPT4_PATTERN) != (
         split_chunks("1\n", GPT4_PATTERN) + split_chunks("\nx", GPT4_PATTERN))
-    out = printed(code_cell(nb, "def chunks(text):"))
+    out = printed(code_cell_starting(nb, "def chunks(text):"))
     assert "['f', '():\\n', '   ', ' return']" in out and "['1', '\\n', '\\n', 'x']" not in out
-    text = "\n".join(markdown(nb))
+    text = markdown(nb)
     assert "does no harm" in text and "would leave" not in text
 
 
 def test_a_range_may_start_on_an_indented_line(nb):
     # the stored cut of the corpus starts its second range with spaces: the prose says so
-    out = printed(code_cell(nb, "tasks = plan_tasks("))
+    out = printed(code_cell_starting(nb, "tasks = plan_tasks("))
     first = re.search(r"\.\.\.b'[^']*\\n( +)", out)
     assert first, "the first range should end before a line of indentation"
-    text = "\n".join(markdown(nb))
+    text = markdown(nb)
     assert "begins with\na visible character" not in text and "begins with a visible character" not in text
     assert "after its spaces and tabs is visible" in text
 
 
 def test_counting_apart_is_compared_with_count_units(nb):
-    cell = code_cell(nb, "one = plan_tasks(")
+    cell = code_cell_starting(nb, "one = plan_tasks(")
     assert "whole = count_units(" in source(cell)
     k = nb["cells"].index(cell)
     before = source(nb["cells"][k - 1])
@@ -116,43 +70,36 @@ def test_counting_apart_is_compared_with_count_units(nb):
 
 def test_the_intro_says_hours_as_the_sizing_measures(nb):
     # "takes days" against a table that counts 100 GB in hours on one core
-    intro = markdown(nb)[0]
-    hours, _ = glued(nb)["one_core_h"]
+    intro = markdown_cells(nb)[0]
+    hours = glued_values(nb)["one_core_h"]
     assert "days" not in intro and "hours" in intro
     assert 3 * hours < 24, f"a few hundred GB at the stored rate is {3 * hours:.0f} hours on one core"
 
 
 def test_the_benchmark_is_not_said_to_read_50_MB_of_the_stdlib(nb):
-    mb, _ = glued(nb)["corpus_mb"]
-    text = " ".join("\n".join(markdown(nb)).split())
+    mb = glued_values(nb)["corpus_mb"]
+    text = fold(markdown(nb))
     assert mb < 50 and "50 MB of the stdlib" not in text
     assert "gone round again past their end" in text
 
 
 def test_timings_are_glued_from_cells_whose_output_nbval_ignores(nb):
-    g = glued(nb)
+    tags = glued_tags(nb)
     for name in ("reduce_s", "here_s", "cluster_s", "count_rate", "encode_rate", "task_s",
                  "one_core_h"):
-        assert "nbval-ignore-output" in g[name][1], f"{name} is a timing: tag its cell nbval-ignore-output"
+        assert "nbval-ignore-output" in tags[name], f"{name} is a timing: tag its cell nbval-ignore-output"
 
 
 def test_the_summary_agrees_with_the_printed_outputs(nb):
-    g = {k: v for k, (v, _) in glued(nb).items()}
-    text = "\n".join(markdown(nb))
-    summary = text[text.index("## Summary"):text.index("## Exercises")]
+    g = glued_values(nb)
+    summary = section(nb, "## Summary")
     bare = re.sub(r"\{glue:text\}`[^`]*`|`[^`]*`|\$[^$]*\$", "", summary).replace("100 GB", "")
     typed = set(re.findall(r"\d[\d,.]*", bare)) - {"2"}  # 2 workers: an input
     assert not typed, f"figures typed into the Summary: {typed}"
-    assert f"{g['n_distinct']:,} distinct chunks" in printed(code_cell(nb, "with dask_client("))
-    assert f"{g['n_ran']} tasks ran" in printed(code_cell(nb, "with dask_client("))
-    assert f"the same {g['n_merges']:,} merges" in printed(code_cell(nb, "def config("))
-    assert f"in {g['n_shards']} shards" in printed(code_cell(nb, "def out(name):"))
-    apart = printed(code_cell(nb, "one = plan_tasks("))
+    assert f"{g['n_distinct']:,} distinct chunks" in printed(code_cell_starting(nb, "with dask_client("))
+    assert f"{g['n_ran']} tasks ran" in printed(code_cell_starting(nb, "with dask_client("))
+    assert f"the same {g['n_merges']:,} merges" in printed(code_cell_starting(nb, "def config("))
+    assert f"in {g['n_shards']} shards" in printed(code_cell_starting(nb, "def out(name):"))
+    apart = printed(code_cell_starting(nb, "one = plan_tasks("))
     assert f"{g['n_ranges']} ranges counted apart: {g['distinct_first']:,}" in apart
-    assert f"{g['n_tasks']} tasks; the first three" in printed(code_cell(nb, "tasks = plan_tasks("))
-
-
-def test_the_exercises_sit_under_their_section(nb):
-    text = "\n".join(markdown(nb))
-    at = text.index("## Exercises")
-    assert [m.start() > at for m in re.finditer(r"```\{exercise\}", text)] == [True] * 3
+    assert f"{g['n_tasks']} tasks; the first three" in printed(code_cell_starting(nb, "tasks = plan_tasks("))

@@ -1,0 +1,60 @@
+"""What every chapter's stored notebook must hold, whichever chapter it is.
+
+The tests each chapter's own file used to write again for itself: every name the
+prose pastes with ``glue`` was glued by a cell that ran; a string with a space at an
+edge is inline code, never in quotes that render curly and hide the space; one
+Summary, then one Exercises heading with all the exercises under it. The claims
+that tie a chapter's sentences to its own tables stay in that chapter's file.
+
+What this file does not do: run a notebook (nbval does), or check the figures the
+prose types without glue (``tests/test_book_prose.py`` does).
+"""
+
+import glob
+import os
+import re
+
+import pytest
+
+from _notebook import BOOK, glue_directives, glue_refs, glued_text, load, markdown
+
+CHAPTERS = sorted(os.path.basename(p)[:-len(".ipynb")] for p in glob.glob(os.path.join(BOOK, "*.ipynb")))
+# chapter -> how many exercises its Exercises section holds (None: at least one)
+EXERCISES = {"from_tokens_to_training_windows": 3, "is_bpe_optimal": 3, "normalization_and_cousins": 3,
+             "past_one_machine": 3, "training_a_real_tokenizer": 3, "troubleshooting": None,
+             "unicode_versions": None, "what_tokenization_does_to_a_model": 5}
+# chapters whose prose quotes strings with edge spaces (" the", "lowest ")
+EDGE_SPACES = ["encoding_and_decoding", "overlaps_ties_order"]
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_glued_name_in_the_prose_was_glued_by_a_cell(name):
+    nb = load(name)
+    text = markdown(nb)
+    used = set(glue_refs(text)) | set(glue_directives(text))
+    missing = used - set(glued_text(nb))
+    assert used and not missing, f"{name}: the prose pastes glue no cell stored: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("name", EDGE_SPACES)
+def test_strings_with_an_edge_space_are_inline_code(name):
+    # '" the"' in plain prose renders with curly quotes that hide the space.
+    # A directive's options (```{live-tokenizer} :word: " lowest") are not prose;
+    # the body of an {exercise} or {admonition} is, so only option lines go.
+    options = re.sub(r"^:\w[\w-]*:.*$", " ", markdown(load(name)), flags=re.M)
+    fences = re.sub(r"^```.*$", " ", options, flags=re.M)
+    prose = re.sub(r"`[^`]*`", " ", fences)
+    assert not re.findall(r'"\s\w+"|"\w+\s"', prose)
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISES))
+def test_one_summary_then_the_exercises_under_their_heading(name):
+    text = markdown(load(name))
+    summaries = [m.start() for m in re.finditer(r"^## Summary\s*$", text, re.M)]
+    headings = [m.start() for m in re.finditer(r"^## Exercises\s*$", text, re.M)]
+    assert len(summaries) == 1 and len(headings) == 1, f"{name}: {len(summaries)} Summaries, {len(headings)} Exercises"
+    assert summaries[0] < headings[0], f"{name}: the Exercises come before the Summary"
+    exercises = [m.start() for m in re.finditer(r"```\{exercise\}", text)]
+    assert exercises and all(at > headings[0] for at in exercises), f"{name}: an exercise outside its section"
+    n = EXERCISES[name]
+    assert n is None or len(exercises) == n, f"{name}: {len(exercises)} exercises, not {n}"
