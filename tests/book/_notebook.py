@@ -37,7 +37,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BOOK = os.path.join(ROOT, "book")
 GLUE_TEXT = "application/papermill.record/text/plain"   # where myst-nb's glue stores a value's repr
-GLUE_ROLE = re.compile(r"\{glue:[a-z]+\}`([^`:]+)")      # {glue:text}`name:fmt` -> name
+GLUE_ROLE = re.compile(r"\{glue:[a-z]+\}`([^`:]+)(?::[^`]*)?`")  # the role {glue:text}`name:fmt`; its name
 GLUE_DIRECTIVE = re.compile(r"^```\{glue(?::[a-z]+)?\} +([^\s`]+)", re.M)  # ```{glue:figure} name
 
 

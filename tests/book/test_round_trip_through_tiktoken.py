@@ -8,49 +8,11 @@ tables and printed lines show, and that the closing sentence's "the ids above" a
 the ones tiktoken gave.
 """
 
-import ast
-import json
-import os
 import re
 
-BOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "book")
-NB = os.path.join(BOOK, "round_trip_through_tiktoken.ipynb")
+from _notebook import chapter, code_cell, glue_refs, glued_values, markdown_cells, source, stdout, summary_cell
 
-
-def load():
-    with open(NB, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def markdown(nb):
-    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
-
-
-def glued(nb):
-    """name -> the value a cell glued (its stored text/plain, evaluated)."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                text = o["data"]["application/papermill.record/text/plain"]
-                try:
-                    out[name] = ast.literal_eval(text)
-                except (ValueError, SyntaxError):
-                    out[name] = text  # a figure's repr
-    return out
-
-
-def code_cell(nb, needle):
-    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and needle in "".join(c["source"])]
-    assert len(cells) == 1, f"{len(cells)} cells hold {needle!r}"
-    return cells[0]
-
-
-def printed(nb, needle):
-    """The stdout of the code cell whose source contains ``needle``."""
-    return "".join("".join(o["text"]) for o in code_cell(nb, needle)["outputs"]
-                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
+nb = chapter("round_trip_through_tiktoken")
 
 
 def md_tables(nb, needle):
@@ -70,28 +32,13 @@ def md_tables(nb, needle):
     return tables
 
 
-def glue_refs(text):
-    return re.findall(r"\{glue:[a-z]+\}`([^`:]+)", text)
+def test_the_summary_glues_its_figures(nb):
+    assert len(glue_refs(summary_cell(nb))) >= 8
 
 
-def summary(nb):
-    cells = [m for m in markdown(nb) if m.lstrip().startswith("## Summary")]
-    assert len(cells) == 1
-    return cells[0]
-
-
-def test_every_glued_name_in_the_prose_was_glued_by_a_cell():
-    nb = load()
-    values = glued(nb)
-    refs = {r for m in markdown(nb) for r in glue_refs(m)}
-    assert refs and not refs - set(values), sorted(refs - set(values))
-    assert len(glue_refs(summary(nb))) >= 8
-
-
-def test_the_id_counts_in_the_prose_are_the_printed_ones():
-    nb = load()
-    g = glued(nb)
-    out = printed(nb, "asked_more = bpe_lesson.train(")
+def test_the_id_counts_in_the_prose_are_the_printed_ones(nb):
+    g = glued_values(nb)
+    out = stdout(code_cell(nb, "asked_more = bpe_lesson.train("))
     sizes = {m.group(1): int(m.group(2).replace(",", ""))
              for m in re.finditer(r"^(\S+) \(\S+\)\s+([\d,]+) ids", out, re.M)}
     assert (g["gpt4_ids"], g["gpt4o_ids"]) == (sizes["GPT-4"], sizes["GPT-4o"]) == (100_261, 200_000)
@@ -100,13 +47,12 @@ def test_the_id_counts_in_the_prose_are_the_printed_ones():
     assert f"trained on {g['train_mb']:.2f} MB" in out
     assert f"({g['gpt4_times']:5.1f}x ours)" in out
     # rank 0 is b'!', byte 33
-    assert "IQ== 0                 rank      0   bytes b'!'" in printed(nb, "cl100k_path = ")
+    assert "IQ== 0                 rank      0   bytes b'!'" in stdout(code_cell(nb, "cl100k_path = "))
     assert g["rank0_byte"] == ord("!")
 
 
-def test_the_comparison_sentences_and_the_summary_agree_with_the_tables():
-    nb = load()
-    g = glued(nb)
+def test_the_comparison_sentences_and_the_summary_agree_with_the_tables(nb):
+    g = glued_values(nb)
     tables = md_tables(nb, "def measure(tok, texts):")
     bpt = tables["Bytes per token"]
     ours, gpt4, gpt4o = "ours (8k)", "GPT-4 (100k)", "GPT-4o (200k)"
@@ -129,35 +75,32 @@ def test_the_comparison_sentences_and_the_summary_agree_with_the_tables():
         else:
             assert row[gpt4o] < row[gpt4] < row[ours], lang
     for name in ("ours_en_bpt", "gpt4_en_bpt", "ours_other_bpt", "gpt4_other_bpt", "gpt4o_other_bpt"):
-        assert name in summary(nb)
+        assert name in summary_cell(nb)
 
 
-def test_no_unreachable_tokens_as_the_summary_says():
-    nb = load()
-    g = glued(nb)
-    out = " ".join(printed(nb, "for tok in (gpt4, gpt4o):\n    ranks = tok._ranks").split())
+def test_no_unreachable_tokens_as_the_summary_says(nb):
+    g = glued_values(nb)
+    out = " ".join(stdout(code_cell(nb, "for tok in (gpt4, gpt4o):\n    ranks = tok._ranks")).split())
     for name in ("cl100k_base", "o200k_base"):
         n = g[f"{name}_multi"]
         assert (f"{name}: {n:,} multi-byte tokens, {n:,} recovered merges, 0 unreachable, "
                 "0 not encoding to themselves; merge-list replay differs on 0 of") in out
-    assert "no unreachable tokens" in summary(nb)
+    assert "no unreachable tokens" in summary_cell(nb)
 
 
-def test_the_closing_ids_are_the_ones_tiktoken_gave():
-    nb = load()
-    exported = printed(nb, "ours_tt = ours.to_tiktoken()").splitlines()[-1]
-    capstone = printed(nb, 'grade("ex-tiktoken-capstone"').splitlines()[-1]
+def test_the_closing_ids_are_the_ones_tiktoken_gave(nb):
+    exported = stdout(code_cell(nb, "ours_tt = ours.to_tiktoken()")).splitlines()[-1]
+    capstone = stdout(code_cell(nb, 'grade("ex-tiktoken-capstone"')).splitlines()[-1]
     assert exported == capstone and exported.startswith("[")
-    assert "the ids above are the ones\ntiktoken gave for the same text" in markdown(nb)[-1]
+    assert "the ids above are the ones\ntiktoken gave for the same text" in markdown_cells(nb)[-1]
 
 
-def test_tables_are_tables_and_the_figure_is_numbered():
-    nb = load()
+def test_tables_are_tables_and_the_figure_is_numbered(nb):
     for needle in ("def measure(tok, texts):", "def per_unit(tok, lang, text):"):
-        assert not printed(nb, needle)  # no text table printed beside the markdown one
+        assert not stdout(code_cell(nb, needle))  # no text table printed beside the markdown one
         assert md_tables(nb, needle)
-    src = "".join(code_cell(nb, 'glue("fig_tiktoken_compression", fig')["source"])
+    src = source(code_cell(nb, 'glue("fig_tiktoken_compression", fig'))
     assert float(re.search(r"figsize=\(([\d.]+),", src).group(1)) <= 8
     assert all(float(x) >= 10 for x in re.findall(r"fontsize=([\d.]+)", src))
     assert any("{glue:figure} fig_tiktoken_compression" in m and ":name: fig-tiktoken-compression" in m
-               for m in markdown(nb))
+               for m in markdown_cells(nb))

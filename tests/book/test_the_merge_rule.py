@@ -7,48 +7,11 @@ disagreements of the count and saving rules are the tokens the text names, and t
 Summary's figures are the glued ones.
 """
 
-import json
-import os
 import re
 
-import pytest
+from _notebook import cell, chapter, glued_text, markdown, printed, section, source
 
-NB = os.path.join(os.path.dirname(__file__), "..", "..", "book", "the_merge_rule.ipynb")
-GLUE_ROLE = re.compile(r"\{glue:text\}`([^`:]+)(?::[^`]*)?`")
-
-
-@pytest.fixture(scope="module")
-def nb():
-    with open(NB, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def cells_by_id(nb):
-    return {c["id"]: c for c in nb["cells"]}
-
-
-def source(cell):
-    return "".join(cell["source"])
-
-
-def printed(cell):
-    return "".join("".join(o["text"]) for o in cell.get("outputs", [])
-                   if o["output_type"] == "stream")
-
-
-def glued(nb):
-    """name -> the text/plain a cell glued."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                out[name] = o["data"]["application/papermill.record/text/plain"]
-    return out
-
-
-def markdown(nb):
-    return "\n".join(source(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+nb = chapter("the_merge_rule")
 
 
 def directive(text, kind, label=None):
@@ -57,11 +20,6 @@ def directive(text, kind, label=None):
         if label is None or f":label: {label}" in m.group(1):
             return m.group(1)
     raise AssertionError(f"no {kind} {label or ''}")
-
-
-def test_every_glued_name_in_the_text_is_glued_by_a_cell(nb):
-    missing = set(GLUE_ROLE.findall(markdown(nb))) - set(glued(nb))
-    assert not missing, f"names the text pastes but no cell glues: {sorted(missing)}"
 
 
 def test_the_falling_count_proof_uses_no_rule_chapter_3_introduces(nb):
@@ -79,7 +37,7 @@ def test_the_falling_count_proof_uses_no_rule_chapter_3_introduces(nb):
 
 
 def test_the_summary_names_the_skip_rule_with_its_chapter(nb):
-    summary = markdown(nb).split("## Summary", 1)[1].split("## Exercises", 1)[0]
+    summary = section(nb, "## Summary")
     assert "never brings a pair back" not in summary
     line = next(b for b in summary.split("\n* ") if "skip" in b)
     assert "{doc}`overlaps_ties_order`" in line
@@ -92,7 +50,7 @@ def test_savings_do_not_fall_at_every_merge_as_the_table_shows(nb):
     table = next(printed(c) for c in nb["cells"] if "count f    saved" in printed(c))
     saved = {int(line.split()[0]): int(line.split()[-2].replace(",", ""))
              for line in table.splitlines()[1:]}
-    g = glued(nb)
+    g = glued_text(nb)
     first = int(g["first_rise"])
     assert saved[first] > saved[first - 1] and all(
         saved[k] <= saved[k - 1] for k in range(2, first))
@@ -107,10 +65,10 @@ def test_the_disagreements_are_the_tokens_the_text_names(nb):
     out = next(printed(c) for c in nb["cells"] if "are a token merged with itself" in printed(c))
     head, rest = out.split("\n", 1)
     tokens = rest.split()
-    g = glued(nb)
+    g = glued_text(nb)
     assert head == f"all {g['n_differ']} are a token merged with itself:"
     assert len(tokens) == int(g["n_differ"])
-    text = source(cells_by_id(nb)["3756b88a"])
+    text = source(cell(nb, "3756b88a"))
     assert "the cell above printed them all" in text
     named = {"spaces": "␣␣", "dashes": "--", "`=`": "==", "`#`": "##", "`*`": "**",
              "`/`": "//", "`_`": "__", "a line break": "↵", "`f` and `F`": "f",
@@ -125,12 +83,12 @@ def test_the_disagreements_are_the_tokens_the_text_names(nb):
 
 
 def test_the_summary_figures_are_the_printed_ones(nb):
-    summary = markdown(nb).split("## Summary", 1)[1].split("## Exercises", 1)[0]
+    summary = section(nb, "## Summary")
     assert "a few dozen" not in summary
     for name in ["n_differ", "lost", "lost_share", "n_rises"]:
         assert f"{{glue:text}}`{name}" in summary, name
     out = next(printed(c) for c in nb["cells"] if "gave up at those steps" in printed(c))
-    g = glued(nb)
+    g = glued_text(nb)
     assert out.startswith(f"{g['n_differ']} of the first 2,000 merges")
     assert f"{int(g['lost']):,}" in out and f"({float(g['lost_share']):.2%} of the corpus)" in out
 
@@ -138,7 +96,7 @@ def test_the_summary_figures_are_the_printed_ones(nb):
 def test_the_last_winning_counts_are_the_printed_ones(nb):
     # was: "a handful or a few dozen times", for counts of 4, 17 and 22
     out = next(printed(c) for c in nb["cells"] if "never rising" in printed(c))
-    g = glued(nb)
+    g = glued_text(nb)
     for key, name in [("prose", "English prose"), ("code", "Python code"),
                       ("both", "prose + code")]:
         m = re.search(rf"{re.escape(name)} +\d+ merges, winning count "

@@ -11,51 +11,23 @@ lives in ``benchmarks/README.md``, and the listings are stacked, one after anoth
 They do not run the notebook (nbval does).
 """
 
-import json
 import os
 import re
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NB = os.path.join(ROOT, "book", "training_fast.ipynb")
+from _notebook import ROOT, chapter, code_cell, glue_refs, glued_tags, glued_text, markdown, markdown_cells, source, stdout, summary_cell
+
 README = os.path.join(ROOT, "benchmarks", "README.md")
 TIMINGS = {"loop_speedup", "front_share", "cache_speedup", "split_share", "compiled_speedup",
            "vs_tiktoken"}
 
-
-def load():
-    with open(NB, encoding="utf-8") as f:
-        return json.load(f)
+nb = chapter("training_fast")
 
 
-def markdown(nb):
-    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
-
-
-def glued(nb):
-    """name -> (the stored text/plain value, the tags of the cell that glued it)."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                out[name] = (o["data"]["application/papermill.record/text/plain"],
-                             c["metadata"].get("tags", []))
-    return out
-
-
-def printed(nb, needle):
-    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and needle in "".join(c["source"])]
-    assert len(cells) == 1, f"{len(cells)} cells hold {needle!r}"
-    return "".join("".join(o["text"]) for o in cells[0]["outputs"]
-                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
-
-
-def test_no_wall_of_history_in_the_chapter():
-    nb = load()
-    for text in markdown(nb):
+def test_no_wall_of_history_in_the_chapter(nb):
+    for text in markdown_cells(nb):
         prose = re.sub(r"```\{prf:.*?```", "", text, flags=re.S)  # definitions and proofs are not walls
         assert prose.count("\n") < 40, f"a markdown cell of {prose.count(chr(10))} lines: {prose[:80]!r}"
-    whole = "\n".join(markdown(nb))
+    whole = markdown(nb)
     for history in ("page faults", "valgrind", "2,918", "55,000", "wrong guesses"):
         assert history not in whole, history
     with open(README, encoding="utf-8") as f:
@@ -64,47 +36,40 @@ def test_no_wall_of_history_in_the_chapter():
         assert history in readme, history
 
 
-def test_every_glue_is_glued_and_timings_come_from_ignored_cells():
-    nb = load()
-    g = glued(nb)
-    used = set(re.findall(r"\{glue:text\}`([^`:]+)", "\n".join(markdown(nb))))
-    assert used and used <= set(g), sorted(used - set(g))
-    assert TIMINGS <= used
+def test_timings_come_from_ignored_cells_and_the_summary_glues_its_factors(nb):
+    tags = glued_tags(nb)
+    assert TIMINGS <= set(glue_refs(markdown(nb)))
     for name in TIMINGS:
-        assert "nbval-ignore-output" in g[name][1], f"{name} is a timing from a compared cell"
-    summary = [m for m in markdown(nb) if m.lstrip().startswith("## Summary")]
-    assert len(summary) == 1
+        assert "nbval-ignore-output" in tags[name], f"{name} is a timing from a compared cell"
+    summary = summary_cell(nb)
     for name in ("scan_factor", "work_factor", "loop_speedup", "cache_speedup", "compiled_speedup"):
-        assert f"{{glue:text}}`{name}:" in summary[0], name
-    assert "two orders of magnitude" not in summary[0] and "about\n  ten times" not in summary[0]
+        assert f"{{glue:text}}`{name}:" in summary, name
+    assert "two orders of magnitude" not in summary and "about\n  ten times" not in summary
 
 
-def test_the_glued_factors_are_the_printed_ones():
-    nb = load()
-    g = glued(nb)
-    scan = float(re.search(r"([\d.]+)x fewer to scan", printed(nb, "T0 = sum(")).group(1))
-    assert f"{float(g['scan_factor'][0]):.1f}" == f"{scan}"
-    work = re.search(r"\(([\d,]+)x\)", printed(nb, "trace.measure_work(")).group(1)
-    assert f"{float(g['work_factor'][0]):,.0f}" == work
-    loop = re.search(r"takes (\d+)x less time", printed(nb, "get_trainer(\"incremental\"")).group(1)
-    assert f"{float(g['loop_speedup'][0]):.0f}" == loop
+def test_the_glued_factors_are_the_printed_ones(nb):
+    g = glued_text(nb)
+    scan = float(re.search(r"([\d.]+)x fewer to scan", stdout(code_cell(nb, "T0 = sum("))).group(1))
+    assert f"{float(g['scan_factor']):.1f}" == f"{scan}"
+    work = re.search(r"\(([\d,]+)x\)", stdout(code_cell(nb, "trace.measure_work("))).group(1)
+    assert f"{float(g['work_factor']):,.0f}" == work
+    loop = re.search(r"takes (\d+)x less time", stdout(code_cell(nb, "get_trainer(\"incremental\""))).group(1)
+    assert f"{float(g['loop_speedup']):.0f}" == loop
 
 
-def test_merge_ratio_is_the_two_sizes_merges():
-    nb = load()
-    src = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+def test_merge_ratio_is_the_two_sizes_merges(nb):
+    src = "\n".join(source(c) for c in nb["cells"] if c["cell_type"] == "code")
     small, large = map(int, re.search(r"^SMALL, LARGE = (\d+), (\d+)", src, re.M).groups())
-    assert int(glued(nb)["merge_ratio"][0]) == (large - 256) // (small - 256)
-    assert "28\ntimes as many" not in "\n".join(markdown(nb))
+    assert int(glued_text(nb)["merge_ratio"]) == (large - 256) // (small - 256)
+    assert "28\ntimes as many" not in markdown(nb)
 
 
-def test_listings_are_stacked_python_then_cython():
-    nb = load()
-    src = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+def test_listings_are_stacked_python_then_cython(nb):
+    src = "\n".join(source(c) for c in nb["cells"] if c["cell_type"] == "code")
     assert "side_by_side" not in src and "HTML(" not in src
     for step in ("pop_best", "merge_word", "apply_merge"):
         cells = [c for c in nb["cells"] if c["cell_type"] == "code"
-                 and re.search(rf'^stacked\("{step}"\)', "".join(c["source"]), re.M)]
+                 and re.search(rf'^stacked\("{step}"\)', source(c), re.M)]
         assert len(cells) == 1, step
         shown = ["".join(o["data"]["text/markdown"]) for o in cells[0]["outputs"]
                  if "text/markdown" in o.get("data", {})]
@@ -113,7 +78,7 @@ def test_listings_are_stacked_python_then_cython():
         assert "```cython\n" in shown[1] and step in shown[1]
 
 
-def test_the_summary_claim_of_equal_merges_is_what_the_cell_printed():
-    out = printed(load(), "reference = ours(")
+def test_the_summary_claim_of_equal_merges_is_what_the_cell_printed(nb):
+    out = stdout(code_cell(nb, "reference = ours("))
     assert out.count("and rustbpe give all") == 2  # at both sizes
     assert "incremental (Python), incremental (Cython)" in out

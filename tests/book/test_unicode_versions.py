@@ -8,79 +8,39 @@ hand-worked are what the text says they are.
 """
 
 import ast
-import json
-import os
 import re
 
-NB = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                  "book", "unicode_versions.ipynb")
+from _notebook import cell, chapter, glued_values, markdown_folded, printed, source
 
-
-def load():
-    with open(NB, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def cell(nb, cell_id):
-    return next(c for c in nb["cells"] if c.get("id") == cell_id)
-
-
-def printed(nb, cell_id):
-    return "".join("".join(o["text"]) for o in cell(nb, cell_id)["outputs"] if o["output_type"] == "stream")
-
-
-def markdown(nb):
-    """The markdown cells' text, line breaks and runs of spaces made one space."""
-    return " ".join(" ".join("".join(c["source"]).split()) for c in nb["cells"] if c["cell_type"] == "markdown")
-
-
-def glued(nb):
-    """name -> value of every glue output, as myst-nb reads it (literal_eval of text/plain)."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                out[name] = ast.literal_eval("".join(o["data"]["application/papermill.record/text/plain"]))
-    return out
+nb = chapter("unicode_versions")
 
 
 def after(text, label):
     return ast.literal_eval(re.search(re.escape(label) + r" *(\[.*\])", text)[1])
 
 
-def test_every_glue_the_prose_uses_is_stored():
-    nb = load()
-    used = set(re.findall(r"\{glue:text\}`(\w+)", markdown(nb)))
-    missing = used - set(glued(nb))
-    assert used and not missing, f"glued in the prose, stored by no cell: {sorted(missing)}"
-
-
-def test_the_glued_ids_are_the_printed_ones_and_the_package_gives_tiktokens():
-    nb = load()
-    g = glued(nb)
-    assert g["tiktoken_ids"] == after(printed(nb, "bf446442"), "tiktoken ids:")
-    assert g["regex_ids"] == after(printed(nb, "61f40b73"), "their ids:")
+def test_the_glued_ids_are_the_printed_ones_and_the_package_gives_tiktokens(nb):
+    g = glued_values(nb)
+    assert g["tiktoken_ids"] == after(printed(cell(nb, "bf446442")), "tiktoken ids:")
+    assert g["regex_ids"] == after(printed(cell(nb, "61f40b73")), "their ids:")
     assert g["tiktoken_ids"] != g["regex_ids"]
     for backend in ("python", "cython"):
-        mine = after(printed(nb, "d0579636"), f"{backend:7} ids:")
+        mine = after(printed(cell(nb, "d0579636")), f"{backend:7} ids:")
         assert mine == g["tiktoken_ids"]
-    summary = markdown(nb).split("## Summary")[1]
+    summary = markdown_folded(nb).split("## Summary")[1]
     assert "{glue:text}`tiktoken_ids`" in summary and "{glue:text}`regex_ids`" in summary
 
 
-def test_the_chunks_the_prose_names_are_the_printed_ones():
-    nb = load()
-    prose = "".join(cell(nb, "a3e95574")["source"])
+def test_the_chunks_the_prose_names_are_the_printed_ones(nb):
+    prose = source(cell(nb, "a3e95574"))
     assert "chunks `\"\\u05c8'\"` and `\"z\"`" in prose  # tiktoken's, as the package splits
-    assert after(printed(nb, "d0579636"), "chunks:") == ["\u05c8'", "z"]
+    assert after(printed(cell(nb, "d0579636")), "chunks:") == ["\u05c8'", "z"]
     assert "the chunks are `\"\\u05c8\"` and `\"'z\"`" in prose  # regex's
-    assert after(printed(nb, "61f40b73"), "chunks:") == ["\u05c8", "'z"]
+    assert after(printed(cell(nb, "61f40b73")), "chunks:") == ["\u05c8", "'z"]
 
 
-def test_the_table_almost_only_adds_and_the_glued_counts_are_its_own():
-    nb = load()
-    out = printed(nb, "d3174bf4")
+def test_the_table_almost_only_adds_and_the_glued_counts_are_its_own(nb):
+    out = printed(cell(nb, "d3174bf4"))
     rows = {m[1]: [int(x.replace(",", "")) for x in m.groups()[1:]]
             for m in re.finditer(r"^(\w+) +([\d,]+) +([\d,]+) +([\d,]+)$", out, re.M)}
     assert {"L", "N", "M", "s"} <= set(rows)
@@ -89,24 +49,18 @@ def test_the_table_almost_only_adds_and_the_glued_counts_are_its_own():
     assert only == [("0295", "Ll")]
     in_regex = ast.literal_eval(re.search(r"U\+0295 for regex: (\[.*\])", out)[1])
     assert "Lo" in in_regex and "L" in in_regex and "Ll" not in in_regex
-    prose = markdown(nb)
+    prose = markdown_folded(nb)
     assert "The one exception goes the other way: U+0295" in prose and "(`Ll`) for tiktoken" in prose
     for name, (ours, theirs, differ) in rows.items():
         moved = sum(cls == name for _, cls in only)  # in tiktoken's class, not in regex's
         assert differ == ours - theirs + 2 * moved, name
     assert rows["L"][2] == rows["L"][0] - rows["L"][1]  # a letter for both
-    g = glued(nb)
+    g = glued_values(nb)
     assert g["n_letters_differ"] == rows["L"][2]
     assert g["n_disputed"] == int(re.search(r"classified differently: ([\d,]+)", out)[1].replace(",", ""))
     assert g["n_disputed"] >= max(d for _, _, d in rows.values())
 
 
-def test_the_hand_figures_are_the_code_points_of_a_z():
-    nb = load()
+def test_the_hand_figures_are_the_code_points_of_a_z(nb):
     assert nb["metadata"]["bpe_lesson"]["hand_figures"] == [ord(c) for c in "AZaz"]
-    assert "`[(65, 90), (97, 122)]`, `A-Z` and `a-z`" in markdown(nb)
-
-
-def test_the_summary_comes_before_the_exercises():
-    md = markdown(load())
-    assert md.index("## Summary") < md.index("## Exercises") < md.index("```{exercise}")
+    assert "`[(65, 90), (97, 122)]`, `A-Z` and `a-z`" in markdown_folded(nb)

@@ -6,69 +6,20 @@ text against the output it must agree with: a figure that used to be typed in (t
 """
 
 import json
-import os
 import re
 
-import pytest
+from _notebook import GLUE_ROLE, cell, chapter, glued_text, markdown, printed, section, source
 
-NB = os.path.join(os.path.dirname(__file__), "..", "..", "book", "what_a_tokenizer_does.ipynb")
-GLUE_ROLE = re.compile(r"\{glue:text\}`([^`:]+)(?::[^`]*)?`")
-
-
-@pytest.fixture(scope="module")
-def nb():
-    with open(NB, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def cells_by_id(nb):
-    return {c["id"]: c for c in nb["cells"]}
-
-
-def source(cell):
-    return "".join(cell["source"])
-
-
-def printed(cell):
-    return "".join("".join(o["text"]) for o in cell.get("outputs", [])
-                   if o["output_type"] == "stream")
-
-
-def glued(nb):
-    """name -> the text/plain a cell glued."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                out[name] = o["data"]["application/papermill.record/text/plain"]
-    return out
-
-
-def markdown(nb):
-    return "\n".join(source(c) for c in nb["cells"] if c["cell_type"] == "markdown")
-
-
-def section(nb, title):
-    text = markdown(nb)
-    start = text.index(f"## {title}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start:end if end > 0 else None]
-
-
-def test_every_glued_name_in_the_text_is_glued_by_a_cell(nb):
-    missing = set(GLUE_ROLE.findall(markdown(nb))) - set(glued(nb))
-    assert not missing, f"names the text pastes but no cell glues: {sorted(missing)}"
+nb = chapter("what_a_tokenizer_does")
 
 
 def test_the_merge_count_is_the_one_the_cell_prints(nb):
     # was: "Its 3,840 merges", typed in; now glued from the cell that counts them
-    cells = cells_by_id(nb)
     assert "3,840" not in markdown(nb)
-    assert "{glue:text}`ours_merges:,`" in source(cells["e81e2c8f"])
-    n = int(re.search(r"ours has ([\d,]+) merges", printed(cells["ea0ead93"])).group(1)
+    assert "{glue:text}`ours_merges:,`" in source(cell(nb, "e81e2c8f"))
+    n = int(re.search(r"ours has ([\d,]+) merges", printed(cell(nb, "ea0ead93"))).group(1)
             .replace(",", ""))
-    assert int(glued(nb)["ours_merges"]) == n == 4096 - 256
+    assert int(glued_text(nb)["ours_merges"]) == n == 4096 - 256
 
 
 def test_vocabulary_size_paragraph_sits_right_above_the_cell_that_prints_both(nb):
@@ -87,51 +38,49 @@ def test_vocabulary_size_paragraph_sits_right_above_the_cell_that_prints_both(nb
 def test_the_held_out_share_is_the_split_the_cell_prints(nb):
     # was: "train on 80% of the topics and measure on the held-out 20%"; the split
     # holds out every fifth topic, which is 15 of 79 (19%)
-    cells = cells_by_id(nb)
-    text = source(cells["3c322380"])
+    text = source(cell(nb, "3c322380"))
     assert "20%" not in text and "{glue:text}`held_share:.0%`" in text
     m = re.search(r"(\d+) topics to train on, (\d+) held out \((\d+)%\)",
-                  printed(cells["b79a0665"]))
+                  printed(cell(nb, "b79a0665")))
     train, held, pct = map(int, m.groups())
-    g = glued(nb)
+    g = glued_text(nb)
     assert (int(g["n_train_topics"]), int(g["n_held_topics"])) == (train, held)
     assert f"{float(g['held_share']):.0%}" == f"{pct}%"
 
 
 def test_gpt4o_tokens_per_russian_word_agree_with_the_count(nb):
     # was: "GPT-4o writes most words in one or two tokens"; it spends up to four
-    cells = cells_by_id(nb)
     text = markdown(nb)
     assert "one or two tokens" not in text
     k = next(c for c in nb["cells"] if "GPT-4o, tokens per word:" in printed(c))
     per_word = json.loads(re.search(r"tokens per word: (\[.*\])", printed(k)).group(1))
-    g = glued(nb)
+    g = glued_text(nb)
     assert (int(g["ru_words"]), int(g["ru_min"]), int(g["ru_max"])) == \
         (len(per_word), min(per_word), max(per_word))
     assert sum(n <= 2 for n in per_word) <= len(per_word) / 2  # "most in one or two" is false
     # the spans' cell prints one line per tokenizer, GPT-4o's second: "20 tokens for 99 bytes"
-    shown = [line for line in printed(cells["2899f52e"]).splitlines() if line.strip()]
+    shown = [line for line in printed(cell(nb, "2899f52e")).splitlines() if line.strip()]
     assert int(shown[1].split()[0]) == sum(per_word) + 1  # the words and the full stop
 
 
 def test_ours_against_gpt4_is_the_share_the_cell_prints(nb):
-    out = printed(cells_by_id(nb)["b5a7a98e"])
-    g = glued(nb)
+    out = printed(cell(nb, "b5a7a98e"))
+    g = glued_text(nb)
     for key, name in [("prose", "English prose"), ("code", "Python code")]:
         pct = re.search(rf"{name} \(held-out\): ours reaches (\d+)%", out).group(1)
         assert f"{float(g['ours_vs_gpt4_' + key]):.0%}" == f"{pct}%"
 
 
 def test_the_summary_pastes_its_figures_and_they_match_the_table(nb):
-    summary = section(nb, "Summary")
+    summary = section(nb, "## Summary")
     assert not re.search(r"\d[\d,.]*%", re.sub(GLUE_ROLE, "", summary)), \
         "a percentage typed into the Summary"
     for name in ["word_ids", "word_oov", "bytes_len", "words_len", "bpe4096_len"]:
         assert f"`{name}" in summary
-    table = printed(cells_by_id(nb)["b79a0665"])
+    table = printed(cell(nb, "b79a0665"))
     rows = {line.split()[0]: line.split() for line in table.splitlines()
             if line.startswith(("bytes", "words"))}
-    g = glued(nb)
+    g = glued_text(nb)
     assert rows["words"][1].replace(",", "") == g["word_ids"]
     assert rows["words"][-1] == f"{float(g['word_oov']):.2%}"
     assert rows["bytes"][2].replace(",", "") == g["bytes_len"]

@@ -8,120 +8,76 @@ that the real models are built and counted in a cell, and that the sentences abo
 shares say what the counts printed. They do not run the notebook (nbval does).
 """
 
-import json
-import os
 import re
 
-BOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "book")
-NB = os.path.join(BOOK, "what_a_vocabulary_costs.ipynb")
+from _notebook import chapter, code_cell, glued_text, markdown, markdown_cells, source, stdout, summary_cell
+
+nb = chapter("what_a_vocabulary_costs")
 
 
-def load():
-    with open(NB, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def markdown(nb):
-    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
-
-
-def glued(nb):
-    """name -> the value a cell glued (as stored: its text/plain)."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                out[name] = o["data"]["application/papermill.record/text/plain"]
-    return out
-
-
-def printed(nb, needle):
-    """The stdout of the code cell whose source contains ``needle``."""
-    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and needle in "".join(c["source"])]
-    assert len(cells) == 1, f"{len(cells)} cells hold {needle!r}"
-    return "".join("".join(o["text"]) for o in cells[0]["outputs"]
-                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
-
-
-def summary(nb):
-    cells = [m for m in markdown(nb) if m.lstrip().startswith("## Summary")]
-    assert len(cells) == 1
-    return cells[0]
-
-
-def test_one_summary_and_no_unbuilt_reference_model():
-    nb = load()
-    text = "\n".join(markdown(nb))
+def test_one_summary_and_no_unbuilt_reference_model(nb):
+    text = markdown(nb)
     assert len(re.findall(r"^## Summary\s*$", text, re.M)) == 1
     assert "reference model" not in text  # the model that was never built
     assert "about a fifth" not in text
 
 
-def test_every_glue_the_markdown_uses_was_glued_by_a_cell():
-    nb = load()
-    names = set(glued(nb))
-    used = set(re.findall(r"\{glue:text\}`([^`:]+)", "\n".join(markdown(nb))))
-    assert used and used <= names, sorted(used - names)
+def test_the_summary_glues_its_shares(nb):
     # the Summary's shares are glued, not typed
-    s = summary(nb)
+    s = summary_cell(nb)
     for name in ("model_share", "gpt2_share", "llama_share", "qwen_share",
                  "wide_share_tied", "wide_share_untied"):
         assert f"{{glue:text}}`{name}:" in s, name
     assert not re.search(r"\d+\.\d%", re.sub(r"\{glue:text\}`[^`]*`", "", s))
 
 
-def test_the_chapters_model_share_is_the_one_the_parameter_cell_printed():
-    nb = load()
-    out = printed(nb, "per_layer = sum(")
+def test_the_chapters_model_share_is_the_one_the_parameter_cell_printed(nb):
+    out = stdout(code_cell(nb, "per_layer = sum("))
     share = float(re.search(r"the vocabulary is ([\d.]+)% of it", out).group(1))
     total = float(re.search(r"the model, tied: ([\d.]+)M", out).group(1))
-    g = glued(nb)
+    g = glued_text(nb)
     assert f"{float(g['model_share']):.1%}" == f"{share}%"
     assert f"{float(g['model_total_m']):.1f}" == f"{total}"
     # "more than a quarter of the model is a lookup table"
-    assert re.search(r"more\s+than a quarter", "\n".join(markdown(nb))) and float(g["model_share"]) > 0.25
+    assert re.search(r"more\s+than a quarter", markdown(nb)) and float(g["model_share"]) > 0.25
 
 
-def test_the_real_models_are_built_on_the_meta_device_and_counted():
-    nb = load()
-    out = printed(nb, "real = {name: count(build(name, v))")
+def test_the_real_models_are_built_on_the_meta_device_and_counted(nb):
+    out = stdout(code_cell(nb, "real = {name: count(build(name, v))"))
     rows = {m.group(1).strip(): (int(m.group(2).replace(",", "")), int(m.group(3).replace(",", "")))
             for m in re.finditer(r"^(.{14}) +[\d,]+ +([\d,]+) +([\d,]+) +[\d.]+%$", out, re.M)}
     assert set(rows) == {"GPT-2 small", "Llama 3.2 1B", "Qwen 2.5 0.5B"}, out
     # transformers' own classes count the same, in the cell after
-    check = printed(nb, "for name, (cls, config) in configs.items():")
+    check = stdout(code_cell(nb, "for name, (cls, config) in configs.items():"))
     for name, (n, _) in rows.items():
         assert re.search(rf"{re.escape(name)} +transformers: +{n:,} +ours: +{n:,}", check), name
-    g = glued(nb)
+    g = glued_text(nb)
     for key, name in (("gpt2", "GPT-2 small"), ("llama", "Llama 3.2 1B"), ("qwen", "Qwen 2.5 0.5B")):
         n, n_vocab = rows[name]
         assert abs(float(g[f"{key}_share"]) - n_vocab / n) < 1e-9
-    src = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    src = "".join(source(c) for c in nb["cells"] if c["cell_type"] == "code")
     assert 'torch.device("meta")' in src
 
 
-def test_128000_rows_at_width_768_tied_and_untied():
-    nb = load()
-    out = printed(nb, 'build("GPT-2 small", 128_000, tied=tied_)')
+def test_128000_rows_at_width_768_tied_and_untied(nb):
+    out = stdout(code_cell(nb, 'build("GPT-2 small", 128_000, tied=tied_)'))
     shares = dict(re.findall(r"V = 128,000, (tied|untied) *:.*= ([\d.]+)%", out))
-    g = glued(nb)
+    g = glued_text(nb)
     assert f"{float(g['wide_share_tied']):.1%}" == shares["tied"] + "%"
     assert f"{float(g['wide_share_untied']):.1%}" == shares["untied"] + "%"
     assert "98.3M" in out and float(g["wide_vocab_m_tied"]) == 98.304  # 128,000 x 768
     # "more than half of such a model would be its vocabulary"
-    assert "more than half" in "\n".join(markdown(nb)) and float(g["wide_share_tied"]) > 0.5
+    assert "more than half" in markdown(nb) and float(g["wide_share_tied"]) > 0.5
 
 
-def test_merge_counts_fall_as_the_prose_says():
-    g = glued(load())
+def test_merge_counts_fall_as_the_prose_says(nb):
+    g = glued_text(nb)
     assert int(g["first_count"]) > 100_000 and int(g["last_count"]) < 10
 
 
-def test_the_training_split_is_glued_not_typed():
+def test_the_training_split_is_glued_not_typed(nb):
     # the prose said "80% of the documents; the other 20% are held out" while the split
     # by topic and by file trains on another share; the share is glued, the rest not typed
-    nb = load()
-    cell = next(m for m in markdown(nb) if "train_share" in m)
+    cell = next(m for m in markdown_cells(nb) if "train_share" in m)
     assert not re.search(r"\d+%", re.sub(r"\{glue:text\}`[^`]*`", "", cell))
-    assert 0.7 < float(glued(nb)["train_share"]) < 0.9
+    assert 0.7 < float(glued_text(nb)["train_share"]) < 0.9

@@ -9,67 +9,19 @@ vocabularies the chapter loads. Contradictions found and fixed once stay fixed.
 What this file does not do: re-execute the chapter (nbval does), or read figures.
 """
 
-import ast
-import json
-import os
 import re
 
-import pytest
+from _notebook import cell, chapter, glued_values, markdown, printed, section, source
 
-PATH = os.path.join(os.path.dirname(__file__), "..", "..", "book",
-                    "what_tokenization_does_to_a_model.ipynb")
 NAMES = ["GPT-4", "GPT-4o", "Llama 3", "Llama 4", "Qwen"]
 
-
-@pytest.fixture(scope="module")
-def nb():
-    with open(PATH, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def cell(nb, cid):
-    return next(c for c in nb["cells"] if c.get("id") == cid)
-
-
-def text_of(c):
-    return "".join(c["source"])
-
-
-def stdout(c):
-    return "".join("".join(o["text"]) for o in c.get("outputs", []) if o.get("output_type") == "stream")
-
-
-def glued(nb):
-    """name -> the value a cell glued (literal_eval of its text/plain)."""
-    out = {}
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                raw = o["data"]["application/papermill.record/text/plain"]
-                try:
-                    out[name] = ast.literal_eval(raw)
-                except (SyntaxError, ValueError):
-                    out[name] = raw
-    return out
-
-
-def section(nb, heading):
-    """The markdown from a '## heading' cell up to the next '## ' heading."""
-    md = [text_of(c) for c in nb["cells"] if c["cell_type"] == "markdown"]
-    start = next(i for i, m in enumerate(md) if re.search(rf"^## {heading}\s*$", m, re.M))
-    body = md[start].split(f"## {heading}", 1)[1]
-    for m in md[start + 1:]:
-        if re.search(r"^## ", m, re.M):
-            break
-        body += "\n" + m
-    return body
+nb = chapter("what_tokenization_does_to_a_model")
 
 
 def premium_table(nb):
     """(vocabulary, language) -> premium, parsed from the printed table."""
     table, name = {}, None
-    for line in stdout(cell(nb, "c038")).splitlines():
+    for line in printed(cell(nb, "c038")).splitlines():
         if line and not line.startswith(" "):
             name = line.split("  ")[0].strip()
         elif line.strip():
@@ -78,15 +30,8 @@ def premium_table(nb):
     return table
 
 
-def test_every_glued_name_in_the_prose_is_computed(nb):
-    names = set(glued(nb))
-    used = {m for c in nb["cells"] if c["cell_type"] == "markdown"
-            for m in re.findall(r"\{glue:text\}`([^`:]+)", text_of(c))}
-    assert used and used <= names, f"glued in the prose but never computed: {used - names}"
-
-
 def test_the_summary_premiums_agree_with_the_table(nb):
-    table, glue = premium_table(nb), glued(nb)
+    table, glue = premium_table(nb), glued_values(nb)
     assert {n for n, _ in table} == set(NAMES)
     others = [lang for n, lang in table if n == "GPT-4" and lang != "English"]
     # "with GPT-4's vocabulary ... more tokens in every other language"
@@ -101,7 +46,7 @@ def test_the_summary_premiums_agree_with_the_table(nb):
     assert at_most_one == {("Qwen", "Chinese (CJK)"), ("Llama 4", "Chinese (CJK)")}
     assert round(glue["qwen_chinese"], 2) == table["Qwen", "Chinese (CJK)"] < 1
     assert round(glue["llama4_chinese"], 2) == table["Llama 4", "Chinese (CJK)"] == 1.0
-    summary = section(nb, "Summary")
+    summary = section(nb, "## Summary")
     for name in ("qwen_chinese", "llama4_chinese", "gpt4_worst"):
         assert f"{{glue:text}}`{name}" in summary
     # the old claim, that every language costs more than English with every vocabulary
@@ -111,46 +56,39 @@ def test_the_summary_premiums_agree_with_the_table(nb):
 
 def test_the_reachable_vocabularies_are_the_ones_with_no_unreachable_token(nb):
     counts = {m.group(1).strip(): int(m.group(2)) for m in
-              re.finditer(r"^(.{7}) unreachable tokens: (\d+) of", stdout(cell(nb, "c047")), re.M)}
+              re.finditer(r"^(.{7}) unreachable tokens: (\d+) of", printed(cell(nb, "c047")), re.M)}
     assert set(counts) == set(NAMES)
-    summary = section(nb, "Summary")
+    summary = section(nb, "## Summary")
     sentence = re.search(r"Every token of (.*?) vocabularies is reachable", summary, re.S).group(1)
     named = {n for n in NAMES if re.search(rf"\b{re.escape(n)}'s", sentence)}
     assert named == {n for n, k in counts.items() if k == 0}
-    assert glued(nb)["lost_llama3"] == counts["Llama 3"] > 0
+    assert glued_values(nb)["lost_llama3"] == counts["Llama 3"] > 0
     assert "{glue:text}`lost_llama3" in summary
 
 
 def test_four_of_the_five_hold_every_digit_group(nb):
     lines = re.findall(r"^(.{7}) all 1,110 strings of 1-3 digits are tokens: (\w+)",
-                       stdout(cell(nb, "c015")), re.M)
+                       printed(cell(nb, "c015")), re.M)
     holding = {n.strip() for n, ok in lines if ok == "True"}
     assert len(lines) == 5 and len(holding) == 4 and set(NAMES) - holding == {"Qwen"}
-    assert "Four of the five" in text_of(cell(nb, "c014"))
-    assert "four of the five vocabularies (Qwen's" in section(nb, "Summary")
+    assert "Four of the five" in source(cell(nb, "c014"))
+    assert "four of the five vocabularies (Qwen's" in section(nb, "## Summary")
 
 
 def test_the_opening_names_only_what_the_chapter_loads_and_measures(nb):
-    sizes = re.findall(r"^(.{7}) vocabulary size", stdout(cell(nb, "c002")), re.M)
+    sizes = re.findall(r"^(.{7}) vocabulary size", printed(cell(nb, "c002")), re.M)
     assert [s.strip() for s in sizes] == NAMES
-    opening = text_of(cell(nb, "c000"))
+    opening = source(cell(nb, "c000"))
     for name in NAMES[2:]:
         assert name in opening
     assert not re.search(r"cannot (be )?load|not measured|are not loaded|can't load", opening, re.I)
 
 
 def test_a_motivation_chapter_assumes_no_earlier_chapter(nb):
-    md = "\n".join(text_of(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+    md = markdown(nb)
     for phrase in ("so far", "earlier chapter", "previous chapter", "as we saw", "we have seen",
                    "recall that", "chapter 1", "part i "):
         assert phrase not in md.lower(), phrase
     # what it needs from later chapters, it links to
-    assert "{doc}`what_a_tokenizer_does`" in text_of(cell(nb, "c000"))
+    assert "{doc}`what_a_tokenizer_does`" in source(cell(nb, "c000"))
     assert "{doc}`encoding_and_decoding`" in md
-
-
-def test_every_exercise_sits_under_the_exercises_heading(nb):
-    md = [text_of(c) for c in nb["cells"] if c["cell_type"] == "markdown"]
-    at = next(i for i, m in enumerate(md) if re.search(r"^## Exercises\s*$", m, re.M))
-    labels = [i for i, m in enumerate(md) if m.lstrip().startswith("```{exercise}")]
-    assert len(labels) == 5 and min(labels) > at
