@@ -87,6 +87,13 @@ def code_cell_starting(nb: dict, starts: str) -> dict:
     return cells[0]
 
 
+def cell_above(nb: dict, c: dict) -> dict:
+    """The cell right above ``c``: for a code cell, the markdown that introduces it."""
+    k = nb["cells"].index(c)
+    assert k > 0, "the first cell has no cell above it"
+    return nb["cells"][k - 1]
+
+
 # ---------------------------------------------------------------- what a cell printed
 
 def printed(c: dict) -> str:

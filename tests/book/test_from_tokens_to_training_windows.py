@@ -7,7 +7,8 @@ do: run the notebook (``pytest --nbval`` does) or look at the rendered page.
 
 import re
 
-from _notebook import chapter, code_cell_starting, glued_values, markdown, markdown_cells, printed, section, source
+from _notebook import (cell_above, chapter, code_cell_starting, glued_values, markdown,
+                       markdown_cells, printed, section, source)
 
 nb = chapter("from_tokens_to_training_windows")
 
@@ -48,8 +49,7 @@ def test_the_extra_special_token_is_listed_after_eos(nb):
     # the text said "listed first"; the code lists <|pad|> second and EOS still moves
     cell = code_cell_starting(nb, "tok_pad = bpe_lesson.train(")
     assert 'special_tokens=["<|endoftext|>", "<|pad|>"]' in source(cell)
-    k = nb["cells"].index(cell)
-    before = source(nb["cells"][k - 1])
+    before = source(cell_above(nb, cell))
     assert "listed after `<|endoftext|>`" in before and "listed first" not in before
     out = printed(cell)
     ours = printed(code_cell_starting(nb, "torch.manual_seed(0)"))

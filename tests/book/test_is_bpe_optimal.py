@@ -8,7 +8,8 @@ the glued figures of the prose and the Summary are the ones the cells printed.
 
 import re
 
-from _notebook import cell, chapter, fold, glued_values, markdown_folded, printed, source, summary_cell
+from _notebook import (cell, chapter, fold, glued_values, markdown_folded, printed, source,
+                       summary_cell)
 
 # a row of the rank-against-fewest table: vocabulary, text, chunks, rank, fewest, longer, extra
 ROW = re.compile(r"^(.+?) (prose|code|multilingual) +([\d,]+) +([\d,]+) +([\d,]+) +([\d.]+)% +([\d.]+)%$")

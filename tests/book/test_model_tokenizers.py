@@ -14,7 +14,8 @@ import re
 
 from bpe_lesson.interop import PRETRAINED
 
-from _notebook import chapter, code_cell, glue_refs, glued_values, markdown, markdown_cells, source, stdout, summary_cell
+from _notebook import (chapter, code_cell, glue_refs, glued_values, markdown, markdown_cells,
+                       source, stdout, summary_cell)
 
 nb = chapter("model_tokenizers")
 

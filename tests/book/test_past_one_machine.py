@@ -11,8 +11,8 @@ import re
 from bpe_lesson.patterns import GPT4_PATTERN, split_chunks
 from bpe_lesson.scale.dask_count import plan_tasks
 
-from _notebook import (chapter, code_cell_starting, fold, glued_tags, glued_values, markdown, markdown_cells, printed,
-                       section, source)
+from _notebook import (cell_above, chapter, code_cell_starting, fold, glued_tags, glued_values,
+                       markdown, markdown_cells, printed, section, source)
 
 nb = chapter("past_one_machine")
 
@@ -63,8 +63,7 @@ def test_a_range_may_start_on_an_indented_line(nb):
 def test_counting_apart_is_compared_with_count_units(nb):
     cell = code_cell_starting(nb, "one = plan_tasks(")
     assert "whole = count_units(" in source(cell)
-    k = nb["cells"].index(cell)
-    before = source(nb["cells"][k - 1])
+    before = source(cell_above(nb, cell))
     assert "`count_units` over the whole file" in before and "`cut_units` over" not in before
 
 

@@ -3,14 +3,16 @@
 The chapter typed GPT-4's and GPT-4o's id counts and the byte of rank 0 into the
 prose, printed its comparison as text tables, and its Summary carried no figure.
 These tests read the stored notebook (they do not run it; nbval does) and check
-that every glued name exists, that the sentences and the Summary say what the
+that the Summary glues its figures, that the sentences and the Summary say what the
 tables and printed lines show, and that the closing sentence's "the ids above" are
-the ones tiktoken gave.
+the ones tiktoken gave. That every glued name was glued by a cell, test_every_chapter.py
+checks for every chapter.
 """
 
 import re
 
-from _notebook import chapter, code_cell, glue_refs, glued_values, markdown_cells, source, stdout, summary_cell
+from _notebook import (chapter, code_cell, glue_refs, glued_values, markdown_cells, source, stdout,
+                       summary_cell)
 
 nb = chapter("round_trip_through_tiktoken")
 

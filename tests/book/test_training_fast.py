@@ -5,8 +5,8 @@ changelog, whose figures (page faults, cycles, percentages) no cell on the page
 measured; its Summary said "about ten times" and "two orders of magnitude" without a
 figure, and its prose typed "28 times as many merges"; its Python and Cython listings
 stood side by side. These tests read the stored notebook: every figure the prose
-takes is glued from a cell that ran, a timing only from a cell tagged
-``nbval-ignore-output``, the printed factors agree with the glued ones, the history
+takes is glued from a cell that ran (test_every_chapter.py), a timing only from a cell
+tagged ``nbval-ignore-output``, the printed factors agree with the glued ones, the history
 lives in ``benchmarks/README.md``, and the listings are stacked, one after another.
 They do not run the notebook (nbval does).
 """
@@ -14,7 +14,8 @@ They do not run the notebook (nbval does).
 import os
 import re
 
-from _notebook import ROOT, chapter, code_cell, glue_refs, glued_tags, glued_text, markdown, markdown_cells, source, stdout, summary_cell
+from _notebook import (ROOT, chapter, code_cell, glue_refs, glued_tags, glued_text, markdown,
+                       markdown_cells, source, stdout, summary_cell)
 
 README = os.path.join(ROOT, "benchmarks", "README.md")
 TIMINGS = {"loop_speedup", "front_share", "cache_speedup", "split_share", "compiled_speedup",

@@ -10,7 +10,8 @@ shares say what the counts printed. They do not run the notebook (nbval does).
 
 import re
 
-from _notebook import chapter, code_cell, glued_text, markdown, markdown_cells, source, stdout, summary_cell
+from _notebook import (chapter, code_cell, glued_text, markdown, markdown_cells, source, stdout,
+                       summary_cell)
 
 nb = chapter("what_a_vocabulary_costs")
 
