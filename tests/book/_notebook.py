@@ -107,6 +107,29 @@ def stdout(c: dict) -> str:
                    if o["output_type"] == "stream" and o.get("name") == "stdout")
 
 
+def displayed_tables(c: dict) -> list:
+    """The markdown tables a cell displayed, each as (title, rows).
+
+    The title is the bold text the output opens with (None if it has none); the rows
+    start with the header, leave out the alignment rule, and hold each cell's text,
+    stripped: an output "**Ids**\\n\\n| name | ids |\\n| :--- | ---: |\\n| `gpt2` | 50,257 |"
+    -> [("Ids", [["name", "ids"], ["`gpt2`", "50,257"]])].
+    The cell must mark its markdown GitHub-flavoured: myst-nb's default, CommonMark,
+    has no tables and would print the pipes as text.
+    """
+    assert c["metadata"].get("mystnb", {}).get("markdown_format") == "gfm", \
+        "the cell's markdown is not GitHub-flavoured (metadata mystnb.markdown_format: gfm)"
+    tables = []
+    for o in c.get("outputs", []):
+        text = "".join(o.get("data", {}).get("text/markdown", ""))
+        rows = [[x.strip() for x in line.strip().strip("|").split("|")]
+                for line in text.splitlines() if line.startswith("|")]
+        if rows:
+            title = re.match(r"\*\*(.+?)\*\*", text)
+            tables.append((title.group(1) if title else None, [rows[0]] + rows[2:]))
+    return tables
+
+
 # ---------------------------------------------------------------- the markdown
 
 def fold(text: str) -> str:

@@ -14,28 +14,16 @@ import re
 
 from bpe_lesson.interop import PRETRAINED
 
-from _notebook import (chapter, code_cell, glue_refs, glued_values, markdown, markdown_cells,
-                       source, stdout, summary_cell)
+from _notebook import (chapter, code_cell, displayed_tables, glue_refs, glued_values, markdown,
+                       markdown_cells, source, stdout, summary_cell)
 
 nb = chapter("model_tokenizers")
 
 
 def md_tables(nb, needle):
-    """The markdown tables a cell displayed: lists of rows, each a list of cells.
-
-    The cell must render them as tables: its markdown is GitHub-flavoured (myst-nb's
-    default, CommonMark, has no tables and would print the pipes as text).
-    """
-    cell = code_cell(nb, needle)
-    assert cell["metadata"].get("mystnb", {}).get("markdown_format") == "gfm"
-    tables = []
-    for o in cell["outputs"]:
-        text = "".join(o.get("data", {}).get("text/markdown", ""))
-        rows = [[x.strip().strip("`") for x in line.strip().strip("|").split("|")]
-                for line in text.splitlines() if line.startswith("|")]
-        if rows:
-            tables.append([rows[0]] + rows[2:])  # without the alignment rule
-    return tables
+    """The markdown tables the cell holding ``needle`` displayed: lists of rows, each a
+    list of cells, backticks taken off (`llama3` -> llama3)."""
+    return [[[x.strip("`") for x in r] for r in rows] for _, rows in displayed_tables(code_cell(nb, needle))]
 
 
 def measurements(nb):

@@ -11,27 +11,16 @@ checks for every chapter.
 
 import re
 
-from _notebook import (chapter, code_cell, glue_refs, glued_values, markdown_cells, source, stdout,
-                       summary_cell)
+from _notebook import (chapter, code_cell, displayed_tables, glue_refs, glued_values,
+                       markdown_cells, source, stdout, summary_cell)
 
 nb = chapter("round_trip_through_tiktoken")
 
 
 def md_tables(nb, needle):
-    """title -> rows (dicts by column) of the markdown tables a cell displayed."""
-    cell = code_cell(nb, needle)
-    # GitHub-flavoured: myst-nb's default markdown, CommonMark, would print the pipes as text
-    assert cell["metadata"].get("mystnb", {}).get("markdown_format") == "gfm"
-    tables = {}
-    for o in cell["outputs"]:
-        text = "".join(o.get("data", {}).get("text/markdown", ""))
-        if not text:
-            continue
-        title = re.match(r"\*\*(.+?)\*\*", text).group(1)
-        rows = [[x.strip() for x in line.strip().strip("|").split("|")]
-                for line in text.splitlines() if line.startswith("|")]
-        tables[title] = {r[0]: dict(zip(rows[0][1:], map(float, r[1:]))) for r in rows[2:]}
-    return tables
+    """title -> rows (dicts by column) of the markdown tables the cell holding ``needle`` displayed."""
+    return {title: {r[0]: dict(zip(rows[0][1:], map(float, r[1:]))) for r in rows[1:]}
+            for title, rows in displayed_tables(code_cell(nb, needle))}
 
 
 def test_the_summary_glues_its_figures(nb):
