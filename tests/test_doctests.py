@@ -8,6 +8,7 @@ one of the few listed below with the reason.
 import doctest
 import importlib
 import pkgutil
+import sys
 
 import pytest
 
@@ -23,6 +24,19 @@ NO_EXAMPLE = {
     "bpe_lesson._unicode_data": "generated data; tests/test_unicode_classes.py checks it against tiktoken",
 }
 COMPILED = {"bpe_lesson._incremental", "bpe_lesson._encoder"}
+CORE = {"regex", "tqdm", "yaml", "numpy"}  # pyproject's dependencies: never optional
+
+
+def import_or_skip(name):
+    """Import ``name``; skip (with the reason) when it needs an optional package that is
+    not installed (torch, pyarrow, matplotlib, dask...), fail for anything else."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        missing = (e.name or "").split(".")[0]
+        if missing and missing != "bpe_lesson" and missing not in CORE:
+            pytest.skip(f"{name} needs {missing}, an optional package that is not installed")
+        raise
 
 
 def modules():
@@ -34,9 +48,21 @@ def modules():
 def test_worked_examples(name):
     if name in COMPILED and bpe_lesson.BACKEND != "cython":
         pytest.skip("BPE_LESSON_PUREPYTHON=1: the compiled modules are not imported")
-    module = importlib.import_module(name)
+    module = import_or_skip(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
     if name not in NO_EXAMPLE and name.rsplit(".", 1)[-1] not in ("__init__",) and module.__file__ and \
             not module.__file__.endswith("__init__.py"):
         assert result.attempted > 0, f"{name} has no worked example in its docstrings"
+
+
+def test_a_missing_optional_package_skips_and_a_missing_core_one_fails(monkeypatch):
+    for gone in ("bpe_lesson.lm.windows", "torch"):
+        monkeypatch.delitem(sys.modules, gone, raising=False)
+    monkeypatch.setitem(sys.modules, "torch", None)  # "import torch" now raises ModuleNotFoundError
+    with pytest.raises(pytest.skip.Exception, match="needs torch"):
+        import_or_skip("bpe_lesson.lm.windows")
+    monkeypatch.setitem(sys.modules, "regex", None)  # a dependency every install has
+    monkeypatch.delitem(sys.modules, "bpe_lesson.patterns")
+    with pytest.raises(ModuleNotFoundError):
+        import_or_skip("bpe_lesson.patterns")
