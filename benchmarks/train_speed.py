@@ -44,6 +44,7 @@ machine; one run of each trainer is what it reports.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import pickle
@@ -55,14 +56,16 @@ import time
 
 from _corpus import load_corpus  # benchmarks/_corpus.py
 
-TRAINERS = ["textbook", "incremental-python", "incremental-cython", "hf-tokenizers", "rustbpe"]
+TRAINERS = ["textbook", "incremental-python", "incremental-cython", "hf-tokenizers", "rustbpe", "gigatoken"]
 LABELS = {
     "textbook": "textbook (Python)",
     "incremental-python": "incremental, Python",
     "incremental-cython": "incremental, Cython",
     "hf-tokenizers": "HF tokenizers",
     "rustbpe": "rustbpe",
+    "gigatoken": "gigatoken",
 }
+OPTIONAL = {"gigatoken": "gigatoken"}  # peers run only when installed (pip install gigatoken)
 
 
 # ---------------------------------------------------------------- the corpus
@@ -171,6 +174,16 @@ def worker(name: str, docs_path: str, vocab_size: int, out_path: str) -> None:
         ranks = tok.get_mergeable_ranks()  # list of (bytes, rank)
         result["seconds"] = time.perf_counter() - t0
         result["ranks"] = [[b.hex(), r] for b, r in ranks]
+    elif name == "gigatoken":
+        import gigatoken
+
+        # its own pre-tokenizer (not our GPT-4 pattern: its merges differ from the 20th on),
+        # the documents joined by a separator it never merges across
+        t0 = time.perf_counter()
+        data = "\x00".join(docs).encode("utf-8")
+        vocab, merges = gigatoken.train_bpe(data, vocab_size, [], separator=b"\x00")
+        result["seconds"] = time.perf_counter() - t0
+        result["n_merges"] = len(merges)
     else:
         raise SystemExit(f"unknown worker {name!r}; use one of {TRAINERS + ['merge-loop', 'baseline']}")
     result["peak_rss"], result["children_peak_rss"] = _peaks()
@@ -252,6 +265,9 @@ def main(argv=None) -> int:
             if name == "textbook" and n_bytes > args.textbook_max_bytes:
                 results[name] = None
                 continue
+            if name in OPTIONAL and importlib.util.find_spec(OPTIONAL[name]) is None:
+                results[name] = "missing"
+                continue
             print(f"  running {LABELS[name]} ...", file=sys.stderr, flush=True)
             results[name] = run_worker(name, docs_path, args.vocab, tmp)
         print("  running the merge loops ...", file=sys.stderr, flush=True)
@@ -263,6 +279,9 @@ def main(argv=None) -> int:
           f"{'above docs':>11} {'workers peak':>13}")
     for name in TRAINERS:
         r = results[name]
+        if r == "missing":
+            print(f"{LABELS[name]:<22} {'skipped':>9}   (not installed: pip install {OPTIONAL[name]})")
+            continue
         if r is None:
             print(f"{LABELS[name]:<22} {'skipped':>9}   (corpus above {args.textbook_max_bytes:,} bytes; "
                   f"see --textbook-max-bytes)")
