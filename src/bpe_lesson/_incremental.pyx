@@ -71,10 +71,12 @@ include "_replay.pxi"          # replay: the merges we continue from, applied to
 
 
 def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None, *,
-                 tie_break="smallest-ids", min_frequency=2, max_token_length=None):
+                 tie_break="smallest-ids", min_frequency=2, max_token_length=None, memory=None):
     """Learn up to ``n_merges`` merges from ``chunk_counts`` (bytes -> count).
 
-    Same contract, options and result as ``incremental.train_merges``.
+    Same contract, options and result as ``incremental.train_merges``. ``memory``, a
+    dict, receives the bytes each of the trainer's structures holds (``_Trainer.footprint``)
+    after counting (``memory["counted"]``) and after the last merge (``memory["done"]``).
 
     >>> train_merges({b"aaabdaaabac": 1}, 3)
     [((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
@@ -92,6 +94,8 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
     t.next_id = len(vocab)
     t.load(chunk_counts, {pair: new_id for pair, new_id in base_merges})
     t.count_all()
+    if memory is not None:
+        memory["counted"] = t.footprint()
 
     merges = []
     cdef int batch = 1 if verbose else 4096
@@ -109,6 +113,8 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
             progress(done)
         if t.finished:
             break
+    if memory is not None:
+        memory["done"] = t.footprint()
     return merges
 
 
@@ -170,6 +176,27 @@ cdef class _Trainer:
         self.mask = (1 << 16) - 1
         self.table_key.assign(self.mask + 1, EMPTY)
         self.table_slot.assign(self.mask + 1, -1)
+
+    def footprint(self):
+        """Bytes held by each structure, from the vectors' capacities (what is allocated, not
+        only what is used). Token strings count their heap bytes past the 15 stored inline;
+        the set of known tokens counts a node (next pointer, hash, string) and a bucket each."""
+        cdef size_t i, index = self.where.capacity() * sizeof(vector[int32_t])
+        for i in range(self.where.size()):
+            index += self.where[i].capacity() * 4
+        cdef size_t strings = self.tok.capacity() * sizeof(string)
+        for i in range(self.tok.size()):
+            if self.tok[i].capacity() > 15:
+                strings += self.tok[i].capacity() + 1
+        return {
+            "words": self.ids.capacity() * 4 + self.start.capacity() * 8 + self.length.capacity() * 4
+                     + self.wcount.capacity() * 8 + self.stamp.capacity() * 8,
+            "pair table": self.table_key.capacity() * 8 + self.table_slot.capacity() * 4,
+            "pair counts": self.count.capacity() * 8 + self.slot_key.capacity() * 8,
+            "pair index": index,
+            "heap": (self.heap.size() + self.gheap.capacity()) * sizeof(cpair[int64_t, uint64_t]),
+            "tokens": strings + self.known.size() * (sizeof(string) + 16) + self.known.bucket_count() * 8,
+        }
 
     # ---- the pair table: key -> slot -------------------------------------------
 
