@@ -59,7 +59,12 @@ def make_corpus(folder: str, size: int) -> tuple[int, int, int]:
         for p in paths:
             with open(p, "rb") as f:
                 data = f.read()
-            data = data[: size - total]  # the last file may be cut (mid-character is fine: decoded with replace)
+            try:  # the trainer refuses text that is not UTF-8 (a few stdlib tests are Latin-1)
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            # the last file may be cut: at a character's start, so it stays UTF-8
+            data = data[: size - total].decode("utf-8", "ignore").encode("utf-8")
             rel = os.path.relpath(p, lib) + ".txt"
             dest = os.path.join(folder, f"pass{passes}", rel)
             os.makedirs(os.path.dirname(dest), exist_ok=True)
