@@ -58,7 +58,10 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
           min_frequency=2, max_token_length=None) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
 
-    ``text``: a str or an iterable of documents (str).
+    ``text``: a str or an iterable of documents (str). Files and folders:
+    ``train(read_documents("corpus/", text_field="text"), ...)`` reads them as the
+    YAML trainer and ``pack`` do (``documents.py``: ``.txt``, each ``.jsonl`` line's
+    ``text_field``, a parquet column, a folder with a ``glob``, ``"-"`` for stdin).
     ``vocab_size``: ids in all: 256 bytes + merges + special tokens. Training stops
     earlier when no pair occurs twice.
     ``pattern``: "gpt2", "gpt4", "o200k", a regex, or None (each document is one chunk).

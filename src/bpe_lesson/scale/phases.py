@@ -143,7 +143,7 @@ def count_local(cfg: Config, phase: Phase, seed: int, quiet, check_interrupt=Non
         reservoir = Reservoir(int(cfg.working_set_mb * MB), seed=seed)
         cut = cut_regex(cfg.pattern)
         sent = sent_held = 0  # units (and their budget bytes) already given to the workers
-        all_text = all(not path.endswith(".parquet") for path, _ in files)  # else the size is no total
+        all_text = all(not path.endswith((".parquet", ".jsonl")) for path, _ in files)  # else no total
         with tqdm(total=size if all_text else None, desc=f"phase {phase.name}: reading", unit="B",
                   unit_scale=True, delay=1.0, disable=quiet) as bar:
             for path, columns in files:
