@@ -52,6 +52,7 @@ import numpy as np
 from .._backend import workers
 from .._dask import dask_client
 from .._files import atomic_write
+from .._progress import check_progress, progress_bar
 from ..documents import STDIN, expand_sources, iter_documents
 from ..interop.pretrained import ALIASES, from_pretrained
 from ..interop.pretrained import NAMES as PRETRAINED_NAMES
@@ -261,7 +262,7 @@ def _start_or_resume(out_dir, settings: dict, overwrite: bool) -> dict:
 # ---- pack -----------------------------------------------------------------------
 def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, eos: str = DEFAULT_EOS,
          pad: str | None = None, text_field: str = "text", processes: int | None = None,
-         overwrite: bool = False, progress: bool = True, engine: str = "local", scheduler: str | None = None,
+         overwrite: bool = False, progress: bool | None = None, engine: str = "local", scheduler: str | None = None,
          glob: str | None = None) -> dict:
     """Encode the documents of ``sources`` into shards in ``out_dir``; return the manifest.
 
@@ -275,7 +276,8 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     over a folder that holds ``pack_state.json`` with the same settings resumes
     where that run stopped. ``engine="dask"``: the workers of a Dask cluster
     encode and write the shards (``dask_pack.py``), on ``scheduler`` or on a
-    LocalCluster of ``processes`` workers; same bytes.
+    LocalCluster of ``processes`` workers; same bytes. ``progress``: a bar on stderr,
+    None (default) on a terminal only, True always, False never (``_progress.py``).
 
     ``sources`` and ``text_field``/``glob`` are read as ``train`` reads them
     (``documents.py``): ``.txt``, ``.jsonl`` (the field ``text_field`` of each
@@ -283,6 +285,7 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     kinds, or those matching ``glob``), ``"-"`` for standard input (a run that
     reads it cannot be resumed: the stream is gone).
     """
+    check_progress(progress)
     if engine not in ("local", "dask"):
         raise ValueError(f"engine {engine!r} should be local (processes here) or dask (a Dask cluster)")
     if scheduler is not None and engine != "dask":
@@ -342,7 +345,15 @@ def _pack_here(sources, tok_path, out_dir, shard_tokens, eos, pad, text_field, p
 class folder_lock:
     """``with folder_lock(out_dir):`` an exclusive lock on ``out_dir/.pack.lock``, or a
     ``ValueError`` at once when another process holds it. The lock file is removed when
-    the pack ends, so a finished folder holds only its shards and manifest."""
+    the pack ends, so a finished folder holds only its shards and manifest.
+
+    >>> import tempfile; d = tempfile.mkdtemp()
+    >>> with folder_lock(d):
+    ...     os.listdir(d)
+    ['.pack.lock']
+    >>> os.listdir(d)
+    []
+    """
 
     def __init__(self, out_dir):
         self.path = os.path.join(out_dir, ".pack.lock")
@@ -386,14 +397,12 @@ class folder_lock:
 def _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
                  shard_tokens, text_field, processes, overwrite, progress, engine="local", scheduler=None) -> dict:
     """``pack`` once the folder is locked."""
-    from tqdm import tqdm  # plain text: tqdm.auto needs ipywidgets in a notebook
-
     state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
     fresh = not os.path.exists(state_path)
     state = _start_or_resume(out_dir, settings, overwrite)
     try:
         return _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size,
-                          dtype, shard_tokens, text_field, processes, progress, tqdm, engine, scheduler)
+                          dtype, shard_tokens, text_field, processes, progress, engine, scheduler)
     except BaseException:
         if fresh and not state["shards"] and os.path.exists(state_path):
             os.unlink(state_path)  # a run that failed before its first shard leaves nothing to resume
@@ -401,7 +410,7 @@ def _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_
 
 
 def _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
-               shard_tokens, text_field, processes, progress, tqdm, engine="local", scheduler=None) -> dict:
+               shard_tokens, text_field, processes, progress, engine="local", scheduler=None) -> dict:
     state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
     shards = state["shards"]  # list of shard records, in order
     _clean_partial(out_dir, keep=len(shards))
@@ -414,13 +423,13 @@ def _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id,
                                                    lambda: _write_json(state_path, state), progress)
     else:
         n_docs, n_empty = _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir,
-                                      state, state_path, processes, progress, tqdm)
+                                      state, state_path, processes, progress)
     return _finish(out_dir, tok, tok_path, settings, state, eos, pad, eos_id, pad_id, vocab_size, dtype,
                    shard_tokens, n_docs, n_empty)
 
 
 def _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir, state, state_path,
-                processes, progress, tqdm):
+                processes, progress):
     """Encode and write the shards here (this process and its workers); return (documents, empty ones)."""
     shards = state["shards"]  # list of shard records, in order
     for parts in glob.glob(os.path.join(out_dir, ".parts-*")):
@@ -438,7 +447,7 @@ def _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, o
     seen = [0]  # documents read so far, empty ones included
     chars = _THREAD_BATCH_CHARS if _on_threads(tok, processes) else _BATCH_CHARS
     docs = _batches(iter_documents(paths, text_field), done[0], seen, chars)
-    with tqdm(desc="pack", unit="doc", delay=2.0, disable=not progress) as bar:
+    with progress_bar(progress, delay=2.0, desc="pack", unit="doc") as bar:
         for batch, (lengths, flat) in _encoded(docs, tok, tok_path, eos_id, dtype, processes):
             offset = 0
             for (index, label, _), n in zip(batch, lengths.tolist()):
@@ -505,14 +514,15 @@ def add_pack_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --engine dask: a running cluster, e.g. tcp://10.0.0.5:8786 "
                         "(default: a LocalCluster of --processes workers)")
     p.add_argument("--overwrite", action="store_true", help="replace the shards of a finished pack in --out")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (there is one only when stderr is a "
+                   "terminal)")
 
 
 def run_pack(args) -> int:
     try:
         m = pack(args.sources, args.tokenizer, args.out, shard_tokens=args.shard_tokens, eos=args.eos, pad=args.pad,
                  text_field=args.text_field, processes=args.processes, overwrite=args.overwrite,
-                 progress=not args.quiet, engine=args.engine, scheduler=args.scheduler, glob=args.glob)
+                 progress=False if args.quiet else None, engine=args.engine, scheduler=args.scheduler, glob=args.glob)
     except OSError as e:  # a disk that fills up, a folder made read-only mid-run: a message, not a traceback
         if isinstance(e, FileNotFoundError):
             raise

@@ -21,6 +21,7 @@ An example, with every field (``examples/tokenizer.yaml``)::
     engine: local                     # local (worker processes here) | dask (a Dask cluster)
     # scheduler: tcp://10.0.0.5:8786  # engine dask: a running cluster (none: a LocalCluster of `threads`)
     verbose: false                    # print every merge
+    progress: null                    # bars on stderr: null = on a terminal only; true = always; false = never
     pattern: gpt4                     # gpt2 | gpt4 | o200k | a regex
     hardcoded_merges: true            # ids 256-1416, before any phase
     special_tokens: ["<|endoftext|>", "<|pad|>"]
@@ -67,7 +68,7 @@ from .sources import list_files
 
 MB = 1 << 20
 DEFAULT_WORKING_SET_MB = 1024
-TOP_FIELDS = ("output", "working_set_mb", "threads", "engine", "scheduler", "verbose", "pattern",
+TOP_FIELDS = ("output", "working_set_mb", "threads", "engine", "scheduler", "verbose", "progress", "pattern",
               "hardcoded_merges", "special_tokens", "seed", "tie_break", "min_frequency", "max_token_length",
               "phases")
 ENGINES = ("local", "dask")
@@ -112,6 +113,7 @@ class Config:
     tie_break: str = "smallest-ids"  # or "greatest-bytes"
     min_frequency: int = 2
     max_token_length: int | None = None
+    progress: bool | None = None  # None: bars on a terminal only (_progress.py)
 
     @property
     def merge_options(self) -> dict:
@@ -198,6 +200,11 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
             raise fail(name, f"{v!r} should be true or false")
         flags[name] = v
 
+    progress = raw.get("progress")
+    if progress is not None and not isinstance(progress, bool):
+        raise fail("progress", f"{progress!r} should be true (bars always), false (never) or null "
+                               "(on a terminal only, the default)")
+
     seed = raw.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise fail("seed", f"{seed!r} should be a whole number >= 0")
@@ -243,7 +250,8 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
     return Config(output=_abs(output, base_dir), phases=phases, working_set_mb=ws, threads=threads,
                   verbose=flags["verbose"], pattern=pattern, hardcoded_merges=flags["hardcoded_merges"],
                   special_tokens=list(specials), seed=seed, engine=engine, scheduler=scheduler,
-                  tie_break=tie_break, min_frequency=min_frequency, max_token_length=max_token_length)
+                  tie_break=tie_break, min_frequency=min_frequency, max_token_length=max_token_length,
+                  progress=progress)
 
 
 def _parse_phase(p, where, i, base_dir, fail) -> Phase:
