@@ -15,11 +15,12 @@ trainer), ``lm`` (shards and training windows), ``cousins`` (WordPiece, Unigram)
 """
 
 from ._backend import BACKEND
+from .documents import read_documents
 from .interop import from_pretrained
 from .tokenizer import Tokenizer
 from .trainer import train
 
-__all__ = ["train", "load", "from_pretrained", "Tokenizer", "BACKEND"]
+__all__ = ["train", "read_documents", "load", "from_pretrained", "Tokenizer", "BACKEND"]
 __version__ = "0.1.0"
 
 load = Tokenizer.load  # our JSON file, or a .tiktoken file (with its JSON sidecar if present)

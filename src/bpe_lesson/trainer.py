@@ -16,6 +16,7 @@ What this module does not do: read files or follow a YAML config (``scale/``).
 from __future__ import annotations
 
 from . import _backend, incremental, textbook
+from ._progress import check_progress, progress_bar
 from .incremental import TIE_BREAKS
 from .chunks import count_chunk_bytes
 from .normalize import check_form
@@ -55,10 +56,13 @@ def _check_covered(text, pattern, specials, chunk_counts) -> None:
 
 def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm="incremental",
           backend=None, verbose=False, processes=None, normalize=None, tie_break="smallest-ids",
-          min_frequency=2, max_token_length=None) -> Tokenizer:
+          min_frequency=2, max_token_length=None, progress=None) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
 
-    ``text``: a str or an iterable of documents (str).
+    ``text``: a str or an iterable of documents (str). Files and folders:
+    ``train(read_documents("corpus/", text_field="text"), ...)`` reads them as the
+    YAML trainer and ``pack`` do (``documents.py``: ``.txt``, each ``.jsonl`` line's
+    ``text_field``, a parquet column, a folder with a ``glob``, ``"-"`` for stdin).
     ``vocab_size``: ids in all: 256 bytes + merges + special tokens. Training stops
     earlier when no pair occurs twice.
     ``pattern``: "gpt2", "gpt4", "o200k", a regex, or None (each document is one chunk).
@@ -76,6 +80,10 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     ``max_token_length``: never make a token of more bytes than this (pairs that
     would are skipped), the guard against a long repeated string growing ever
     longer tokens.
+    ``progress``: a bar of the merges on stderr: None (default) on a terminal only,
+    and only when training takes more than a second (so a notebook's stored
+    outputs and a log never hold one); True always (a notebook shows it too);
+    False never (``_progress.py``).
 
     >>> tok = train("aaabdaaabac", 259, pattern=None)
     >>> tok.encode("aaabdaaabac")
@@ -104,6 +112,7 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     if max_token_length is not None and (isinstance(max_token_length, bool) or not isinstance(max_token_length, int)
                                          or max_token_length < 2):
         raise ValueError(f"max_token_length {max_token_length!r} should be a whole number >= 2, or None")
+    check_progress(progress)
     pattern = resolve_pattern(pattern)
     check_pattern(pattern)
     impl = get_trainer(algorithm, backend)
@@ -120,13 +129,8 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
         chunk_counts = count_chunk_bytes(text, pattern, specials, processes, fast=fast)
     if pattern is not None and pattern not in PATTERNS.values():
         _check_covered(text, pattern, specials, chunk_counts)
-    from tqdm import tqdm  # here, not at the top: `import bpe_lesson` stays light
-
-    # the bar appears only on a terminal (disable=None: off when stderr is not a TTY, so a
-    # notebook's stored outputs never depend on how long training took) and only when
-    # training takes more than a moment; tqdm.auto would warn in a kernel without ipywidgets
-    with tqdm(total=n_merges, desc="merges", unit="merge", delay=1.0,
-              disable=True if (verbose or n_merges == 0) else None) as bar:
+    with progress_bar(False if (verbose or n_merges == 0) else progress, total=n_merges, desc="merges",
+                      unit="merge") as bar:
         merges = impl.train_merges(chunk_counts, n_merges, verbose=verbose, progress=bar.update,
                                    tie_break=tie_break, min_frequency=min_frequency,
                                    max_token_length=max_token_length)

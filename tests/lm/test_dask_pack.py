@@ -73,7 +73,7 @@ def sources(tmp_path_factory):
     code.mkdir()
     lib = os.path.dirname(os.__file__)
     for name in ("abc.py", "bisect.py", "heapq.py", "textwrap.py", "string.py", "fnmatch.py"):
-        shutil.copy(os.path.join(lib, name), code / name)
+        shutil.copy(os.path.join(lib, name), code / f"{name}.txt")  # a folder: its .txt files
     return [str(root / "topics.jsonl"), str(code)]
 
 

@@ -117,7 +117,7 @@ def test_schema_errors_name_the_field_and_what_is_expected(corpus, change, field
 def test_a_folder_without_text_files_is_refused(tmp_path):
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "notes.md").write_text("hi")
-    with pytest.raises(ConfigError, match=r"phases\[0\].sources\[0\].path: the folder .* holds no .txt or .parquet"):
+    with pytest.raises(ConfigError, match=r"phases\[0\].sources\[0\].path: the folder .* holds no file of the kinds .txt, .jsonl, .parquet"):
         parse_config({"output": "o.tiktoken", "phases": [{"merges": 1, "sources": [{"path": str(tmp_path / "empty")}]}]})
 
 

@@ -47,6 +47,7 @@ import numpy as np
 
 from .._dask import as_completed
 from .._files import atomic_write
+from .._progress import progress_bar
 from .shards import load_tokenizer, shard_name
 
 GROUP_BYTES = 8 << 20  # source bytes per encoding task
@@ -151,13 +152,12 @@ def shard_plan(lengths: np.ndarray, start: int, shard_tokens: int) -> list[tuple
 
 
 def write_shards_on_dask(client, paths, read, text_field, tok_path, eos_id, dtype, shard_tokens, out_dir,
-                         state, save_state, progress=True, group_bytes: int | None = None):
+                         state, save_state, progress=None, group_bytes: int | None = None):
     """Encode and write the shards on the cluster; record them in ``state``; return (documents, empty ones).
 
     ``state`` is ``pack.py``'s (settings, next_document, documents, empty_documents,
     shards); ``save_state()`` writes it. Called by ``pack.pack(engine="dask")``.
     """
-    from tqdm import tqdm  # plain text, as pack.py
 
     settings = state["settings"]
     key = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
@@ -197,7 +197,7 @@ def write_shards_on_dask(client, paths, read, text_field, tok_path, eos_id, dtyp
 
     # 3. record the finished prefix as it grows: what the local engine's state says after each shard
     finished, prefix = {}, 0
-    with tqdm(total=len(plan), desc="pack (dask)", unit="shard", delay=2.0, disable=not progress) as bar:
+    with progress_bar(progress, delay=2.0, total=len(plan), desc="pack (dask)", unit="shard") as bar:
         for future in as_completed(futures):
             finished[futures[future]] = future.result()
             bar.update(1)

@@ -41,8 +41,8 @@ import multiprocessing as mp
 import os
 import re
 import shutil
-import stat
 import sys
+import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from multiprocessing.pool import AsyncResult
@@ -51,7 +51,9 @@ import numpy as np
 
 from .._backend import workers
 from .._dask import dask_client
-from .._files import atomic_write, read_bytes, regular_file, walk_files
+from .._files import atomic_write
+from .._progress import check_progress, progress_bar
+from ..documents import STDIN, expand_sources, iter_documents
 from ..interop.pretrained import ALIASES, from_pretrained
 from ..interop.pretrained import NAMES as PRETRAINED_NAMES
 from ..tokenizer import Tokenizer
@@ -68,89 +70,8 @@ _BATCH_CHARS = 256_000  # text per task sent to a worker process
 _THREAD_BATCH_CHARS = 4_000_000
 
 
-# ---- reading documents --------------------------------------------------------
-def expand_sources(sources) -> list[str]:
-    """Files in order: each source as given; a folder becomes its files, sorted, recursively."""
-    out = []
-    for s in [sources] if isinstance(sources, (str, os.PathLike)) else sources:
-        s = os.fspath(s)
-        try:
-            is_dir = stat.S_ISDIR(os.stat(s).st_mode)
-        except FileNotFoundError:
-            raise FileNotFoundError(f"source {s!r}: no such file or folder") from None
-        if is_dir:  # each real file once; a symlink to a folder (to . or ..) is not followed
-            out += walk_files(s)
-        else:
-            regular_file(s, "source")  # a FIFO or device is refused by name, never opened
-            out.append(s)
-    for p in out:  # before anything is written: an unreadable source fails now
-        try:
-            with open(p, "rb") as f:
-                f.read(1)
-        except OSError as e:
-            raise ValueError(f"source {p}: cannot read it ({e.strerror or e})") from None
-    return out
-
-
-def iter_documents(paths, text_field: str = "text"):
-    """Yield ``(label, text)`` for every document of the files, in order.
-
-    ``.jsonl``: one document per non-blank line, its ``text_field``; ``.parquet``:
-    one per row of the column ``text_field``; any other file is one document (UTF-8).
-    Invalid UTF-8 is refused, naming the file and the byte offset (the policy of
-    ``bpe-lesson train`` too, ``scale/sources.py``): replacing it would put U+FFFD
-    tokens for bytes that are not text into the shards.
-
-    >>> import tempfile; path = os.path.join(tempfile.mkdtemp(), "a.jsonl")
-    >>> _ = open(path, "w").write('{"text": "hi"}\\n\\n{"text": ""}\\n')
-    >>> [(os.path.basename(label), text) for label, text in iter_documents([path])]
-    [('a.jsonl:1', 'hi'), ('a.jsonl:3', '')]
-    """
-    for path in paths:
-        if path.endswith(".jsonl"):
-            with open(path, "rb") as f:
-                at = 0  # byte offset of the line in the file
-                for lineno, raw in enumerate(f, start=1):
-                    try:
-                        line = raw.decode("utf-8")
-                    except UnicodeDecodeError as e:
-                        raise ValueError(f"{path}, line {lineno}: not UTF-8 text (byte {at + e.start:,}: "
-                                         f"{e.reason})") from None
-                    at += len(raw)
-                    if not line.strip():
-                        continue
-                    try:
-                        obj = json.loads(line)
-                    except json.JSONDecodeError as e:
-                        raise ValueError(f"{path}, line {lineno}: not valid JSON ({e})") from None
-                    except RecursionError:
-                        raise ValueError(f"{path}, line {lineno}: its JSON nests too deeply") from None
-                    text = obj.get(text_field) if isinstance(obj, dict) else None
-                    if not isinstance(text, str):
-                        keys = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
-                        raise ValueError(f"{path}, line {lineno}: no string field {text_field!r} (found {keys}); "
-                                         f"name the text field with --text-field")
-                    yield f"{path}:{lineno}", text
-        elif path.endswith(".parquet"):
-            import pyarrow.parquet as pq
-
-            pf = pq.ParquetFile(path)
-            if text_field not in pf.schema_arrow.names:
-                raise ValueError(f"{path}: no column {text_field!r} (columns: {pf.schema_arrow.names}); "
-                                 f"name the text column with --text-field")
-            row = 0
-            for batch in pf.iter_batches(columns=[text_field], batch_size=4096):
-                for text in batch.column(0).to_pylist():
-                    yield f"{path}[row {row}]", text or ""
-                    row += 1
-        else:
-            raw = read_bytes(path, what="source")
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise ValueError(f"{path}: not UTF-8 text (byte {e.start:,}: {e.reason})") from None
-            yield path, text
-
+# ---- reading documents: the package's one reader (documents.py) ---------------------
+# expand_sources and iter_documents are documents.py's, imported above and used by name here
 
 # ---- encoding, in this process or in a pool ------------------------------------
 _worker = {}  # the tokenizer, EOS id and dtype of this worker process (_init_worker)
@@ -341,7 +262,8 @@ def _start_or_resume(out_dir, settings: dict, overwrite: bool) -> dict:
 # ---- pack -----------------------------------------------------------------------
 def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, eos: str = DEFAULT_EOS,
          pad: str | None = None, text_field: str = "text", processes: int | None = None,
-         overwrite: bool = False, progress: bool = True, engine: str = "local", scheduler: str | None = None) -> dict:
+         overwrite: bool = False, progress: bool | None = None, engine: str = "local", scheduler: str | None = None,
+         glob: str | None = None) -> dict:
     """Encode the documents of ``sources`` into shards in ``out_dir``; return the manifest.
 
     ``tokenizer``: the path of a JSON or ``.tiktoken`` tokenizer file (its sha256
@@ -354,8 +276,16 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     over a folder that holds ``pack_state.json`` with the same settings resumes
     where that run stopped. ``engine="dask"``: the workers of a Dask cluster
     encode and write the shards (``dask_pack.py``), on ``scheduler`` or on a
-    LocalCluster of ``processes`` workers; same bytes.
+    LocalCluster of ``processes`` workers; same bytes. ``progress``: a bar on stderr,
+    None (default) on a terminal only, True always, False never (``_progress.py``).
+
+    ``sources`` and ``text_field``/``glob`` are read as ``train`` reads them
+    (``documents.py``): ``.txt``, ``.jsonl`` (the field ``text_field`` of each
+    line), ``.parquet`` (the column ``text_field``), a folder (its files of those
+    kinds, or those matching ``glob``), ``"-"`` for standard input (a run that
+    reads it cannot be resumed: the stream is gone).
     """
+    check_progress(progress)
     if engine not in ("local", "dask"):
         raise ValueError(f"engine {engine!r} should be local (processes here) or dask (a Dask cluster)")
     if scheduler is not None and engine != "dask":
@@ -372,7 +302,7 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     with folder_lock(out_dir):  # taken first: a tokenizer given by name or object is written into the folder
         tok_path = tokenizer_file(tokenizer, out_dir)
         return _pack_here(sources, tok_path, out_dir, shard_tokens, eos, pad, text_field, processes, overwrite,
-                          progress, engine, scheduler)
+                          progress, engine, scheduler, glob)
 
 
 def tokenizer_file(tokenizer, out_dir) -> str:
@@ -389,17 +319,22 @@ def tokenizer_file(tokenizer, out_dir) -> str:
 
 
 def _pack_here(sources, tok_path, out_dir, shard_tokens, eos, pad, text_field, processes, overwrite, progress,
-               engine, scheduler) -> dict:
+               engine, scheduler, glob=None) -> dict:
     """``pack`` once the folder is locked and the tokenizer is a file."""
     tok = load_tokenizer(tok_path)
     eos_id = special_id(tok, eos, "EOS")
     pad_id = None if pad is None else special_id(tok, pad, "PAD")
     vocab_size = embedding_rows(tok)
     dtype = dtype_for(vocab_size)
-    paths = expand_sources(sources)
+    paths = expand_sources(sources, glob)
+    if STDIN in paths and engine == "dask":
+        raise ValueError("engine dask reads the sources on its workers, which cannot read this standard input; "
+                         "save it to a file first")
     settings = {
-        # size and mtime: a source edited since an interrupted run is not resumed (see the docstring)
-        "sources": [[os.path.abspath(p), os.path.getsize(p), os.stat(p).st_mtime_ns] for p in paths],
+        # size and mtime: a source edited since an interrupted run is not resumed (see the docstring);
+        # standard input gets this run's time, so a run that read it never matches a later one
+        "sources": [[p, 0, time.time_ns()] if p == STDIN else
+                    [os.path.abspath(p), os.path.getsize(p), os.stat(p).st_mtime_ns] for p in paths],
         "text_field": text_field, "tokenizer_sha256": sha256_file(tok_path),
         "eos_token_id": eos_id, "dtype": dtype, "shard_size_tokens": shard_tokens,
     }
@@ -410,7 +345,15 @@ def _pack_here(sources, tok_path, out_dir, shard_tokens, eos, pad, text_field, p
 class folder_lock:
     """``with folder_lock(out_dir):`` an exclusive lock on ``out_dir/.pack.lock``, or a
     ``ValueError`` at once when another process holds it. The lock file is removed when
-    the pack ends, so a finished folder holds only its shards and manifest."""
+    the pack ends, so a finished folder holds only its shards and manifest.
+
+    >>> import tempfile; d = tempfile.mkdtemp()
+    >>> with folder_lock(d):
+    ...     os.listdir(d)
+    ['.pack.lock']
+    >>> os.listdir(d)
+    []
+    """
 
     def __init__(self, out_dir):
         self.path = os.path.join(out_dir, ".pack.lock")
@@ -454,14 +397,12 @@ class folder_lock:
 def _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
                  shard_tokens, text_field, processes, overwrite, progress, engine="local", scheduler=None) -> dict:
     """``pack`` once the folder is locked."""
-    from tqdm import tqdm  # plain text: tqdm.auto needs ipywidgets in a notebook
-
     state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
     fresh = not os.path.exists(state_path)
     state = _start_or_resume(out_dir, settings, overwrite)
     try:
         return _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size,
-                          dtype, shard_tokens, text_field, processes, progress, tqdm, engine, scheduler)
+                          dtype, shard_tokens, text_field, processes, progress, engine, scheduler)
     except BaseException:
         if fresh and not state["shards"] and os.path.exists(state_path):
             os.unlink(state_path)  # a run that failed before its first shard leaves nothing to resume
@@ -469,7 +410,7 @@ def _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_
 
 
 def _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
-               shard_tokens, text_field, processes, progress, tqdm, engine="local", scheduler=None) -> dict:
+               shard_tokens, text_field, processes, progress, engine="local", scheduler=None) -> dict:
     state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
     shards = state["shards"]  # list of shard records, in order
     _clean_partial(out_dir, keep=len(shards))
@@ -482,13 +423,13 @@ def _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id,
                                                    lambda: _write_json(state_path, state), progress)
     else:
         n_docs, n_empty = _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir,
-                                      state, state_path, processes, progress, tqdm)
+                                      state, state_path, processes, progress)
     return _finish(out_dir, tok, tok_path, settings, state, eos, pad, eos_id, pad_id, vocab_size, dtype,
                    shard_tokens, n_docs, n_empty)
 
 
 def _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir, state, state_path,
-                processes, progress, tqdm):
+                processes, progress):
     """Encode and write the shards here (this process and its workers); return (documents, empty ones)."""
     shards = state["shards"]  # list of shard records, in order
     for parts in glob.glob(os.path.join(out_dir, ".parts-*")):
@@ -506,7 +447,7 @@ def _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, o
     seen = [0]  # documents read so far, empty ones included
     chars = _THREAD_BATCH_CHARS if _on_threads(tok, processes) else _BATCH_CHARS
     docs = _batches(iter_documents(paths, text_field), done[0], seen, chars)
-    with tqdm(desc="pack", unit="doc", delay=2.0, disable=not progress) as bar:
+    with progress_bar(progress, delay=2.0, desc="pack", unit="doc") as bar:
         for batch, (lengths, flat) in _encoded(docs, tok, tok_path, eos_id, dtype, processes):
             offset = 0
             for (index, label, _), n in zip(batch, lengths.tolist()):
@@ -552,7 +493,8 @@ def _finish(out_dir, tok, tok_path, settings, state, eos, pad, eos_id, pad_id, v
 # ---- the command line ---------------------------------------------------------------
 def add_pack_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("sources", nargs="+", metavar="SOURCE",
-                   help="files or folders: .jsonl (a document per line), .parquet (per row), any other file (one document)")
+                   help="files or folders: .jsonl (a document per line), .parquet (per row), any other file (one "
+                        "document); a folder: its .txt/.jsonl/.parquet files (or --glob); - reads standard input")
     p.add_argument("--tokenizer", required=True, help="tokenizer file (our .json or a .tiktoken), or a model vocabulary's name "
                    "(cl100k_base, o200k_base, llama3, ...), then written into --out")
     p.add_argument("--out", required=True, help="folder for the shards and manifest.json")
@@ -561,6 +503,9 @@ def add_pack_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eos", default=DEFAULT_EOS, help=f"special token appended after every document (default {DEFAULT_EOS})")
     p.add_argument("--pad", default=None, help="special token recorded as pad_token_id (default: none)")
     p.add_argument("--text-field", default="text", help="the text field of .jsonl lines / parquet rows (default: text)")
+    p.add_argument("--glob", default=None, metavar="PATTERN",
+                   help="in a folder, read the files whose relative path matches, e.g. '*.py' (default: every "
+                        ".txt, .jsonl and .parquet file)")
     p.add_argument("--processes", type=int, default=None, help="workers that encode: threads with the compiled encoder, "
                         "processes with the Python one (default: all cores for large inputs)")
     p.add_argument("--engine", choices=("local", "dask"), default="local",
@@ -569,14 +514,15 @@ def add_pack_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --engine dask: a running cluster, e.g. tcp://10.0.0.5:8786 "
                         "(default: a LocalCluster of --processes workers)")
     p.add_argument("--overwrite", action="store_true", help="replace the shards of a finished pack in --out")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (there is one only when stderr is a "
+                   "terminal)")
 
 
 def run_pack(args) -> int:
     try:
         m = pack(args.sources, args.tokenizer, args.out, shard_tokens=args.shard_tokens, eos=args.eos, pad=args.pad,
                  text_field=args.text_field, processes=args.processes, overwrite=args.overwrite,
-                 progress=not args.quiet, engine=args.engine, scheduler=args.scheduler)
+                 progress=False if args.quiet else None, engine=args.engine, scheduler=args.scheduler, glob=args.glob)
     except OSError as e:  # a disk that fills up, a folder made read-only mid-run: a message, not a traceback
         if isinstance(e, FileNotFoundError):
             raise

@@ -21,6 +21,7 @@ An example, with every field (``examples/tokenizer.yaml``)::
     engine: local                     # local (worker processes here) | dask (a Dask cluster)
     # scheduler: tcp://10.0.0.5:8786  # engine dask: a running cluster (none: a LocalCluster of `threads`)
     verbose: false                    # print every merge
+    progress: null                    # bars on stderr: null = on a terminal only; true = always; false = never
     pattern: gpt4                     # gpt2 | gpt4 | o200k | a regex
     hardcoded_merges: true            # ids 256-1416, before any phase
     special_tokens: ["<|endoftext|>", "<|pad|>"]
@@ -32,8 +33,17 @@ An example, with every field (``examples/tokenizer.yaml``)::
       - name: English
         merges: 30000
         sources:
-          - path: ./corpus/english    # a folder: every .txt and .parquet under it
-          - file: ./corpus/extra.txt  # or one file (a .parquet may add `columns: [text]`)
+          - path: ./corpus/english    # a folder: every .txt, .jsonl and .parquet under it
+          - path: ./corpus/code       # or the files matching a glob in it
+            glob: "*.py"
+          - file: ./corpus/extra.jsonl  # or one file
+            text_field: body          # .jsonl: each line's field; .parquet: the column
+
+A source reads its files as ``pack`` and ``train`` read them (``documents.py``):
+``text_field`` names the field of a ``.jsonl`` line (default ``text``) and the
+parquet column (default: every string column); ``glob`` picks a folder's files.
+``columns: [a, b]`` (several parquet columns) is the older name, still accepted
+and deprecated in favour of ``text_field``.
 
 What this module does not do: run anything (``phases.py``), or read, split, count
 or merge (``sources.py``, ``counting.py`` and the trainers do).
@@ -44,6 +54,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
+import stat
 from dataclasses import dataclass, field
 
 import yaml
@@ -52,17 +63,17 @@ from .._backend import CORES
 from .._dask import check_address
 from ..incremental import TIE_BREAKS
 from ..patterns import PATTERNS, check_pattern, resolve_pattern
-from .._files import regular_file
+from .._files import file_kind, regular_file
 from .sources import list_files
 
 MB = 1 << 20
 DEFAULT_WORKING_SET_MB = 1024
-TOP_FIELDS = ("output", "working_set_mb", "threads", "engine", "scheduler", "verbose", "pattern",
+TOP_FIELDS = ("output", "working_set_mb", "threads", "engine", "scheduler", "verbose", "progress", "pattern",
               "hardcoded_merges", "special_tokens", "seed", "tie_break", "min_frequency", "max_token_length",
               "phases")
 ENGINES = ("local", "dask")
 PHASE_FIELDS = ("name", "merges", "sources")
-SOURCE_FIELDS = ("path", "file", "columns")
+SOURCE_FIELDS = ("path", "file", "text_field", "glob", "columns")
 
 
 class ConfigError(ValueError):
@@ -74,7 +85,9 @@ class Source:
     kind: str  # "path" (a folder) or "file"
     path: str  # absolute
     files: list[str]  # the files it stands for, sorted
-    columns: list[str] | None = None  # parquet text columns (None: every string column)
+    columns: list[str] | None = None  # [text_field], or the deprecated `columns:` (None: parquet's every string column)
+    text_field: str | None = None  # the .jsonl field / parquet column (None: "text" / every string column)
+    glob: str | None = None  # a folder's files: those matching it (None: every .txt, .jsonl, .parquet)
 
 
 @dataclass
@@ -100,6 +113,7 @@ class Config:
     tie_break: str = "smallest-ids"  # or "greatest-bytes"
     min_frequency: int = 2
     max_token_length: int | None = None
+    progress: bool | None = None  # None: bars on a terminal only (_progress.py)
 
     @property
     def merge_options(self) -> dict:
@@ -186,6 +200,11 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
             raise fail(name, f"{v!r} should be true or false")
         flags[name] = v
 
+    progress = raw.get("progress")
+    if progress is not None and not isinstance(progress, bool):
+        raise fail("progress", f"{progress!r} should be true (bars always), false (never) or null "
+                               "(on a terminal only, the default)")
+
     seed = raw.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise fail("seed", f"{seed!r} should be a whole number >= 0")
@@ -231,7 +250,8 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
     return Config(output=_abs(output, base_dir), phases=phases, working_set_mb=ws, threads=threads,
                   verbose=flags["verbose"], pattern=pattern, hardcoded_merges=flags["hardcoded_merges"],
                   special_tokens=list(specials), seed=seed, engine=engine, scheduler=scheduler,
-                  tie_break=tie_break, min_frequency=min_frequency, max_token_length=max_token_length)
+                  tie_break=tie_break, min_frequency=min_frequency, max_token_length=max_token_length,
+                  progress=progress)
 
 
 def _parse_phase(p, where, i, base_dir, fail) -> Phase:
@@ -268,23 +288,44 @@ def _parse_source(s, where, base_dir, fail) -> Source:
     if not isinstance(value, str) or not value:
         raise fail(f"{where}.{kind}", f"{value!r} should be a path")
     path = _abs(value, base_dir)
-    if not os.path.exists(path):
-        raise fail(f"{where}.{kind}", f"{value} does not exist (looked for {path})")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise fail(f"{where}.{kind}", f"{value} does not exist (looked for {path})") from None
+    except OSError as e:
+        raise fail(f"{where}.{kind}", f"{value}: cannot read it ({e.strerror or e})") from None
+    text_field, pattern = s.get("text_field"), s.get("glob")
+    if text_field is not None and (not isinstance(text_field, str) or not text_field):
+        raise fail(f"{where}.text_field", f"{text_field!r} should be the name of the .jsonl field or parquet "
+                                          "column that holds the text, e.g. text_field: text")
+    if pattern is not None and (not isinstance(pattern, str) or not pattern):
+        raise fail(f"{where}.glob", f"{pattern!r} should be a file pattern, e.g. glob: \"*.py\"")
     if kind == "path":
-        if not os.path.isdir(path):
-            raise fail(f"{where}.path", f"{value} is a file; use `file: {value}` for one file")
-        files = list_files(path)
-        if not files:
-            raise fail(f"{where}.path", f"the folder {value} holds no .txt or .parquet file")
+        if not stat.S_ISDIR(mode):
+            what = "a file" if stat.S_ISREG(mode) else file_kind(mode)
+            hint = f"; use `file: {value}` for one file" if stat.S_ISREG(mode) else ", not a folder"
+            raise fail(f"{where}.path", f"{value} is {what}{hint}")
+        try:
+            files = list_files(path, pattern)
+        except ValueError as e:
+            raise fail(f"{where}.path", str(e)) from None
     else:
-        if not os.path.isfile(path):
-            raise fail(f"{where}.file", f"{value} is a folder; use `path: {value}` for a folder")
+        if pattern is not None:
+            raise fail(f"{where}.glob", "a glob picks a folder's files; use it with `path:`, not `file:`")
+        if not stat.S_ISREG(mode):
+            hint = f"; use `path: {value}` for a folder" if stat.S_ISDIR(mode) else ", not a regular file"
+            raise fail(f"{where}.file", f"{value} is {file_kind(mode)}{hint}")
         files = [path]
     columns = s.get("columns")
     if columns is not None and (not isinstance(columns, list) or not columns
                                 or not all(isinstance(c, str) and c for c in columns)):
-        raise fail(f"{where}.columns", f"{columns!r} should be a list of parquet column names, e.g. [text]")
-    return Source(kind=kind, path=path, files=files, columns=columns)
+        raise fail(f"{where}.columns", f"{columns!r} should be a list of parquet column names, e.g. [text] "
+                                       "(or use text_field: text, the newer name)")
+    if columns is not None and text_field is not None:
+        raise fail(f"{where}.columns", "give text_field or the older columns, not both")
+    if text_field is not None:
+        columns = [text_field]
+    return Source(kind=kind, path=path, files=files, columns=columns, text_field=text_field, glob=pattern)
 
 
 def _unknown(d, known, prefix, fail):

@@ -45,7 +45,7 @@ from .._dask import dask_client, wait
 from ..patterns import GPT4_PATTERN
 from .config import MB, Config, Phase
 from .counting import count_units
-from .sources import BLOCK_BYTES, MAX_UNIT_BYTES, _force_cut, cut_regex, cut_units, parquet_units
+from .sources import BLOCK_BYTES, MAX_UNIT_BYTES, _force_cut, cut_regex, cut_units, stream_units
 
 TASK_BYTES = 16 * MB  # text per counting task on a worker (at most)
 SPLIT_EVERY = 8  # counters added per reduce task
@@ -82,7 +82,7 @@ def plan_tasks(files, pattern: str, task_bytes: int = TASK_BYTES) -> list[tuple]
     """Tasks ``(path, start, stop, columns)`` covering every file, in order.
 
     A text file becomes ranges of about ``task_bytes`` that end at safe cuts (the
-    last at the end of the file); a parquet file is one task.
+    last at the end of the file); a parquet or ``.jsonl`` file is one task.
 
     >>> import pathlib, tempfile; p = pathlib.Path(tempfile.mkdtemp(), "a.txt")
     >>> _ = p.write_bytes(b"x = 1\\ny = 2\\nz = 3\\n")
@@ -95,7 +95,7 @@ def plan_tasks(files, pattern: str, task_bytes: int = TASK_BYTES) -> list[tuple]
     tasks = []
     for path, columns in files:
         size = os.path.getsize(path)
-        if path.endswith(".parquet"):
+        if path.endswith((".parquet", ".jsonl")):  # documents, not raw text: one task each
             tasks.append((path, 0, size, columns))
             continue
         start = 0
@@ -160,7 +160,10 @@ def count_range(task, pattern: str, special_tokens=()) -> tuple[dict, int, int]:
     """
     path, start, stop, columns = task
     cut = cut_regex(pattern)
-    batches = parquet_units(path, cut, columns) if path.endswith(".parquet") else range_units(path, start, stop, cut)
+    if path.endswith((".parquet", ".jsonl")):  # a whole file of documents (documents.py)
+        batches = stream_units(path, cut, columns)
+    else:
+        batches = range_units(path, start, stop, cut)
     units, alone = [], bytearray()
     for u, a in batches:
         units += u

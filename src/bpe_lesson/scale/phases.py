@@ -20,6 +20,7 @@ count or merge by itself (``sources.py``, ``counting.py`` and the trainers do).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
@@ -29,6 +30,7 @@ import time
 from dataclasses import dataclass
 
 from .._backend import PARALLEL_MIN_BYTES
+from .._progress import check_progress, progress_bar
 from ..hardcoded import hardcoded_merges
 from ..tokenizer import Tokenizer
 from ..trainer import get_trainer
@@ -128,9 +130,8 @@ def _never_interrupted():
     pass
 
 
-def count_local(cfg: Config, phase: Phase, seed: int, quiet, check_interrupt=None):
+def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_interrupt=None):
     """Stream, sample and count one phase here: ``(counts, report fields, seconds reading)``."""
-    from tqdm import tqdm  # here, not at the top: `import bpe_lesson.scale` stays light
 
     t0 = time.perf_counter()
     files = [(path, source.columns) for source in phase.sources for path in source.files]
@@ -143,9 +144,9 @@ def count_local(cfg: Config, phase: Phase, seed: int, quiet, check_interrupt=Non
         reservoir = Reservoir(int(cfg.working_set_mb * MB), seed=seed)
         cut = cut_regex(cfg.pattern)
         sent = sent_held = 0  # units (and their budget bytes) already given to the workers
-        all_text = all(not path.endswith(".parquet") for path, _ in files)  # else the size is no total
-        with tqdm(total=size if all_text else None, desc=f"phase {phase.name}: reading", unit="B",
-                  unit_scale=True, delay=1.0, disable=quiet) as bar:
+        all_text = all(not path.endswith((".parquet", ".jsonl")) for path, _ in files)  # else no total
+        with progress_bar(progress, total=size if all_text else None, desc=f"phase {phase.name}: reading",
+                          unit="B", unit_scale=True) as bar:
             for path, columns in files:
                 for units, alone in stream_units(path, cut, columns):
                     if check_interrupt is not None:
@@ -176,7 +177,7 @@ def count_local(cfg: Config, phase: Phase, seed: int, quiet, check_interrupt=Non
     return counts, report_args, t1 - t0
 
 
-def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, progress=True,
+def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, progress=None,
               check_interrupt=_never_interrupted) -> PhaseReport:
     """Stream, sample, count and train one phase, continuing from ``base_merges``.
 
@@ -184,23 +185,21 @@ def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, p
     ``engine: dask`` counts on a Dask cluster instead (``dask_count.py``): every
     byte, no sample; "read" is then the map on the workers, "count" the reduce.
     """
-    from tqdm import tqdm  # here, not at the top: `import bpe_lesson.scale` stays light
-
     impl = get_trainer("incremental", backend)
-    # bars only on a terminal (disable=None: off when stderr is not a TTY, e.g. in a notebook)
-    quiet = True if (cfg.verbose or not progress) else None
+    # ``progress``: None = bars on a terminal only (not in a log, a pipe or a notebook), True always
+    progress = False if cfg.verbose else progress
     t0 = time.perf_counter()
     if cfg.engine == "dask":
         counts, report_args, seconds_reduce = count_phase(cfg, phase)
         t2 = time.perf_counter()
         t1 = t2 - seconds_reduce
     else:
-        counts, report_args, seconds_read = count_local(cfg, phase, seed, quiet, check_interrupt)
+        counts, report_args, seconds_read = count_local(cfg, phase, seed, progress, check_interrupt)
         t1, t2 = t0 + seconds_read, time.perf_counter()
     check_interrupt()
     # 3. the merge loop, with its bar: merges done of the budget, merges per second
-    with tqdm(total=phase.merges, desc=f"phase {phase.name}: merges", unit="merge",
-              disable=True if (quiet or phase.merges == 0) else None) as bar:
+    with progress_bar(False if phase.merges == 0 else progress, total=phase.merges,
+                      desc=f"phase {phase.name}: merges", unit="merge") as bar:
 
         def step(n):
             bar.update(n)
@@ -214,17 +213,20 @@ def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, p
                        peak_mb=peak_rss_mb(), **report_args)
 
 
-def train_from_config(config, backend=None, progress=True, log=None, write=True,
+def train_from_config(config, backend=None, progress=None, log=None, write=True,
                       check_interrupt=_never_interrupted) -> TrainResult:
     """Train the tokenizer a config describes and write it (``.tiktoken`` + JSON sidecar).
 
     ``config``: a ``Config`` or the path of a YAML file. ``log``: where the summary
-    lines go (default: stderr); ``progress=False`` hides the bars; ``write=False``
+    lines go (default: stderr); ``progress``: the bars on stderr, None (default) as the
+    config's ``progress:`` says (itself by default: on a terminal only), True always
+    (a notebook shows them too), False never (``_progress.py``); ``write=False``
     skips writing the output. The file is written only at the end, atomically, so
     an interrupted run leaves no partial output; with ``write`` the output path is
     checked before training (``check_output``).
     """
     cfg = config if isinstance(config, Config) else load_config(config)
+    progress = cfg.progress if progress is None else check_progress(progress)
     if write:
         check_output(cfg.output)
     if log is None:
@@ -322,7 +324,9 @@ def run_train(args) -> int:
             if not args.quiet:
                 print(f"bpe-lesson train: training {len(cfg.phases)} phase(s) into {os.path.relpath(cfg.output)} "
                       f"(Ctrl-C stops without writing)", file=sys.stderr, flush=True)
-            result = train_from_config(cfg, progress=not args.quiet, write=False, check_interrupt=sigint.check,
+            # bars on a terminal only (never into a pipe or a file), unless quiet or the config says false
+            cfg = dataclasses.replace(cfg, progress=False if (args.quiet or cfg.progress is False) else None)
+            result = train_from_config(cfg, write=False, check_interrupt=sigint.check,
                                        log=(lambda line: None) if args.quiet else None)
             sigint.check()  # an interrupt swallowed on the way (see the module's docstring) still counts
         except KeyboardInterrupt:

@@ -29,7 +29,9 @@ replacement would teach the tokenizer a U+FFFD token for bytes that are not text
 and a file with one bad byte is usually a file in another encoding.
 
 What this module does not do: choose what to keep (``reservoir.py``), count
-chunks (``counting.py``), or read the YAML (``config.py``).
+chunks (``counting.py``), or read the YAML (``config.py``). Which files a folder
+holds and how a ``.jsonl`` line or a parquet row becomes a document is
+``documents.py``'s, the one reader ``pack`` and ``train`` use too.
 """
 
 from __future__ import annotations
@@ -38,10 +40,10 @@ import codecs
 import os
 import re
 
-from .._files import walk_files
+from .._files import regular_file
+from ..documents import SUFFIXES, expand_sources, jsonl_texts, parquet_text_columns
 from ..patterns import GPT2_PATTERN, GPT4_PATTERN, safe_cut
 
-SUFFIXES = (".txt", ".parquet")
 BLOCK_BYTES = 1 << 20  # read files this much at a time
 MAX_UNIT_BYTES = 1 << 20  # no safe cut for this long: cut at a line break anyway (units stay below MAX + BLOCK)
 
@@ -72,13 +74,15 @@ def cut_units(data: bytes, cut: re.Pattern) -> list[bytes]:
     return parts
 
 
-def list_files(folder) -> list[str]:
-    """Every .txt and .parquet file under ``folder``, recursively, sorted (so runs repeat).
+def list_files(folder, glob: str | None = None) -> list[str]:
+    """Every .txt, .jsonl and .parquet file under ``folder`` (or those matching ``glob``),
+    recursively, sorted (so runs repeat): ``documents.expand_sources``, the reader of
+    ``pack`` and ``train`` too.
 
     Each real file once; symlinks to folders are not followed; a FIFO or device is
     refused by name (``_files.walk_files``).
     """
-    return walk_files(folder, keep=lambda name: name.endswith(SUFFIXES))
+    return expand_sources(folder, glob)
 
 
 # ---- streaming --------------------------------------------------------------
@@ -136,42 +140,53 @@ def text_units(path, cut: re.Pattern):
         yield [carry], bytearray(b"\x01")  # it touches the end of the file
 
 
+def _document_units(texts, cut: re.Pattern, batch_docs: int = 1024):
+    """Units of whole documents (``texts``), in batches; each document's first and last unit
+    touch its edges."""
+    units, flags = [], bytearray()
+    for text in texts:
+        if not text:
+            continue
+        parts = cut_units(text.encode("utf-8"), cut)
+        units.extend(parts)
+        cell = bytearray(len(parts))
+        cell[0] = cell[-1] = 1  # a document's first and last unit touch its edges
+        flags.extend(cell)
+        if len(flags) >= batch_docs:
+            yield units, flags
+            units, flags = [], bytearray()
+    if units:
+        yield units, flags
+
+
 def parquet_units(path, cut: re.Pattern, columns=None, batch_rows: int = 1024):
     """Stream the text columns of a parquet file (every string column unless ``columns``
-    names some), ``batch_rows`` rows at a time; each non-empty cell is a document."""
-    import pyarrow as pa
+    names some), ``batch_rows`` rows at a time; each non-empty cell is a document.
+    A column that is not text (binary, numbers) is refused naming the file and the column."""
     import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(path)
-    schema = pf.schema_arrow
-    texty = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
-    if columns is None:
-        columns = texty
-        if not columns:
-            raise ValueError(f"{path}: no text column (its columns: {schema.names}); "
-                             f"name the text columns with `columns:` in the source")
-    for c in columns:
-        if c not in schema.names:
-            raise ValueError(f"{path}: no column {c!r} (its columns: {schema.names})")
-        if c not in texty:
-            raise ValueError(f"{path}: column {c!r} holds {schema.field(c).type}, not text")
-    for batch in pf.iter_batches(batch_size=batch_rows, columns=list(columns)):
-        units, flags = [], bytearray()
-        for column in batch.columns:
-            for text in column.to_pylist():
-                if not text:
-                    continue
-                parts = cut_units(text.encode("utf-8"), cut)
-                units.extend(parts)
-                cell = bytearray(len(parts))
-                cell[0] = cell[-1] = 1  # a cell's first and last unit touch its edges
-                flags.extend(cell)
-        if units:
-            yield units, flags
+    columns = parquet_text_columns(path, columns)
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=list(columns)):
+        yield from _document_units((t for column in batch.columns for t in column.to_pylist()), cut,
+                                   batch_docs=1 << 62)
 
 
-def stream_units(path, cut: re.Pattern, columns=None):
-    """Units of one file: parquet by its suffix, anything else as UTF-8 text."""
-    if str(path).endswith(".parquet"):
+def jsonl_units(path, cut: re.Pattern, text_field: str = "text"):
+    """Stream a ``.jsonl`` file's documents (the string field ``text_field`` of each line) as
+    units: never its raw text, whose keys and escapes are not prose."""
+    return _document_units((text for _, text in jsonl_texts(path, text_field)), cut)
+
+
+def stream_units(path, cut: re.Pattern, columns=None, text_field=None):
+    """Units of one file, by its suffix: ``.parquet`` (the columns ``columns``, or
+    ``[text_field]``, or every string column), ``.jsonl`` (the field ``text_field``,
+    default "text"), anything else UTF-8 text."""
+    path = str(path)
+    if columns is None and text_field is not None:
+        columns = [text_field]
+    if path.endswith(".parquet"):
         return parquet_units(path, cut, columns)
+    if path.endswith(".jsonl"):
+        return jsonl_units(path, cut, text_field or (columns[0] if columns else "text"))
+    regular_file(path, "source")
     return text_units(path, cut)
