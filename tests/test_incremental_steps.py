@@ -33,7 +33,7 @@ def test_both_trainers_name_the_same_steps():
     for name in STEPS + ["run"]:
         assert re.search(rf"^    cdef (inline )?[\w\[\], ]*?\b{name}\(self\b", src, re.M), name
     assert re.search(r"^def train_merges\(chunk_counts, n_merges, base_merges=\(\), verbose=False, progress=None, \*,"
-                     r"\n\s+tie_break=\"smallest-ids\", min_frequency=2, max_token_length=None\):", src, re.M)
+                     r"\n\s+tie_break=\"smallest-ids\", min_frequency=2, max_token_length=None, memory=None\):", src, re.M)
     # and the loop calls them by those names
     run = src[src.index("cdef int run(self"):]
     assert "self.pop_best()" in run and "self.apply_merge(" in run
