@@ -18,7 +18,10 @@ from __future__ import annotations
 import html
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.patches import FancyBboxPatch, Rectangle
+
+from .viz import style_axes
 
 MERGED, CHANGED, NEW, STALE = "#ffb570", "#a0c4ff", "#b9f6a8", "#ff8a8a"
 
@@ -167,10 +170,6 @@ def trainer_times_figure(seconds, names, sizes, title, figsize=(7, 4.2)):
     ``seconds[name, size]`` is a measured time; a pair missing from it is drawn as a
     "not run" note above the trainer's first bar. Returns the figure.
     """
-    import numpy as np
-
-    from .viz import style_axes
-
     xs = np.arange(len(names))
     width = 0.8 / len(sizes)
     fig, ax = plt.subplots(figsize=figsize)
@@ -205,8 +204,6 @@ def vocabulary_price_figure(rows, d, sizes, figsize=(7, 6.5)):
     ``"code held"``, ``"code train"`` (bytes per token); ``d`` is the model width;
     ``sizes`` the powers of two to label (a last ``V`` outside them gets a note).
     """
-    from .viz import style_axes
-
     vs = [r["V"] for r in rows]
     fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=figsize,
                                       height_ratios=[3, 2])
