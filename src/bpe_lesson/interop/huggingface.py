@@ -44,7 +44,7 @@ import regex
 
 from .._files import atomic_write
 from ..normalize import FORMS as NORMALIZATION_FORMS
-from ..patterns import GPT2_PATTERN
+from ..patterns import GPT2_PATTERN, check_pattern
 from ..tokenizer import Tokenizer
 
 # The split Hugging Face's ByteLevel pre-tokenizer runs when use_regex is true
@@ -419,6 +419,7 @@ def from_huggingface(source) -> Tokenizer:
             raise ValueError(f"{name}: model.{key} is {model[key]!r}; a byte-level BPE as bpe_lesson "
                              f"encodes it has none")
     pattern = _read_pattern(d.get("pre_tokenizer"), name)
+    check_pattern(pattern, f"{name}: pre_tokenizer")  # covers the text, no capture groups
     normalize = _read_normalizer(d.get("normalizer"), name)
 
     vocab_s = model.get("vocab") or {}  # str -> int
