@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import _backend, tiktoken_io
-from ._files import atomic_write, read_bytes
+from ._files import atomic_write, read_json
 from .normalize import FORMS as NORMALIZATION_FORMS
 from .normalize import check_form
 from .normalize import normalize as normalize_text
@@ -732,13 +732,8 @@ class Tokenizer(EncodingSurface, ByteTables):
             return cls.load_tiktoken(path)
         if os.path.isdir(path):
             raise ValueError(f"{path} is a folder; a tokenizer is one file (.json, .tiktoken or .tiktoken.gz)")
-        raw = read_bytes(path, what="tokenizer file")  # a FIFO or device refused, never opened
-        try:
-            d = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ValueError(f"{path} is not a valid bpe-lesson tokenizer file (corrupt or truncated?): {e}") from None
-        except RecursionError:
-            raise ValueError(f"{path} is not a valid bpe-lesson tokenizer file: its JSON nests too deeply") from None
+        # a FIFO or device refused, never opened; at most MAX_JSON_BYTES read; a key twice refused
+        d = read_json(path, "valid bpe-lesson tokenizer file")
         return cls.from_dict(d, source=path)
 
     @classmethod
@@ -751,7 +746,7 @@ class Tokenizer(EncodingSurface, ByteTables):
                              f"bpe_lesson.interop.from_huggingface({source!r})")
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise bad(f"the 'format' field must be {FORMAT!r}")
-        if d.get("version") != VERSION:
+        if type(d.get("version")) is not int or d["version"] != VERSION:  # subtle: True == 1 in Python
             raise bad(f"version {d.get('version')!r} is not supported (this package reads version {VERSION})")
         merges = d.get("merges")
         if not isinstance(merges, list):
