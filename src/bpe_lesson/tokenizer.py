@@ -130,6 +130,24 @@ def replace_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def as_text(text, what: str = "encode") -> str:
+    """``text`` as a plain ``str``: a ``str`` subclass (``numpy.str_``, say) becomes one, so
+    the compiled encoder (which takes exact ``str``) and the readable one see the same;
+    anything else is a ``TypeError`` naming its type.
+
+    >>> import numpy as np; type(as_text(np.str_("hi"))).__name__
+    'str'
+    >>> as_text(None)
+    Traceback (most recent call last):
+    TypeError: encode takes a str, got NoneType
+    """
+    if type(text) is str:
+        return text
+    if isinstance(text, str):
+        return str.__str__(text)  # subtle: str(text) would call a subclass's own __str__
+    raise TypeError(f"{what} takes a str, got {type(text).__name__}")
+
+
 _helpers = None
 _helpers_lock = threading.Lock()
 
@@ -260,6 +278,7 @@ class Tokenizer(EncodingSurface, ByteTables):
     # ---- encoding ---------------------------------------------------------
     def encode_chunk(self, chunk: str) -> list[int]:
         """Ids of one pre-tokenized chunk (cached: real text repeats its chunks)."""
+        chunk = as_text(chunk, "encode_chunk")
         fast = self._fast_encoder()
         if fast is not None:
             return fast.encode_chunk(chunk)
@@ -273,13 +292,13 @@ class Tokenizer(EncodingSurface, ByteTables):
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text with no special-token handling at all (their text is plain text)."""
-        if type(text) is str:
-            plan = self._plan((), ())
-            if plan is not None:  # the compiled encoder takes the whole call (see _plan)
-                try:
-                    return plan[0].encode_ordinary(text)
-                except UnicodeEncodeError:  # a lone surrogate: the path below replaces it
-                    pass
+        text = as_text(text, "encode_ordinary")
+        plan = self._plan((), ())
+        if plan is not None:  # the compiled encoder takes the whole call (see _plan)
+            try:
+                return plan[0].encode_ordinary(text)
+            except UnicodeEncodeError:  # a lone surrogate: the path below replaces it
+                pass
         text = normalize_text(text, self.normalize)
         try:
             return self._encode_split(text)
@@ -404,8 +423,7 @@ class Tokenizer(EncodingSurface, ByteTables):
             for text in part:
                 if not isinstance(text, str):
                     self._refuse_specials_in(ready, disallowed)  # the texts before it come first
-                    raise TypeError(f"encode takes a str, got {type(text).__name__}")
-                ready.append(normalize_text(text, self.normalize))
+                ready.append(normalize_text(as_text(text), self.normalize))  # numpy.str_ -> str
             self._refuse_specials_in(ready, disallowed)
             try:
                 # lists: untracked by the cycle collector until the whole batch is made (see below)
@@ -470,7 +488,8 @@ class Tokenizer(EncodingSurface, ByteTables):
         (``random.Random(seed)``): the same seed gives the same ids on either
         backend, because with ``dropout`` > 0 both run the readable loop.
         """
-        if type(text) is str and dropout == 0:
+        text = as_text(text)
+        if dropout == 0:
             plan = self._plan(allowed_special, disallowed_special)
             if plan is not None:  # the compiled encoder takes the whole call (see _plan)
                 try:
@@ -532,8 +551,7 @@ class Tokenizer(EncodingSurface, ByteTables):
 
     def _checked(self, text, allowed_special, disallowed_special, dropout, seed, array):
         """``encode``'s argument checks, then ``_encode`` (``array``: a NumPy uint32 array)."""
-        if not isinstance(text, str):
-            raise TypeError(f"encode takes a str, got {type(text).__name__}")
+        text = as_text(text)
         for name, value in (("allowed_special", allowed_special), ("disallowed_special", disallowed_special)):
             if isinstance(value, str) and value != "all":
                 raise TypeError(f"{name} is 'all' or a set of special tokens, got the string {value!r}; "
@@ -556,7 +574,8 @@ class Tokenizer(EncodingSurface, ByteTables):
         >>> tok.encode_to_numpy("aaab"), tok.encode_to_numpy("aaab", dtype="uint16").dtype
         (array([256,  97,  98], dtype=uint32), dtype('uint16'))
         """
-        if type(text) is str and dtype is np.uint32:
+        text = as_text(text, "encode_to_numpy")
+        if dtype is np.uint32:
             plan = self._plan(allowed_special, disallowed_special)
             if plan is not None:  # the compiled encoder takes the whole call (see _plan)
                 try:
@@ -751,7 +770,7 @@ class Tokenizer(EncodingSurface, ByteTables):
         merges = d.get("merges")
         if not isinstance(merges, list):
             raise bad("'merges' must be a list")
-        out = []
+        out, seen = [], {}  # seen: (int, int) -> the merge that made it
         for k, m in enumerate(merges):
             if not (isinstance(m, list) and len(m) == 3 and all(type(x) is int for x in m)):
                 raise bad(f"merge {k} is {m!r}, expected [left_id, right_id, new_id]")
@@ -760,6 +779,9 @@ class Tokenizer(EncodingSurface, ByteTables):
                 raise bad(f"merge {k} makes id {n}, expected {256 + k} (ids follow merge order)")
             if not (0 <= a < n and 0 <= b < n):
                 raise bad(f"merge {k} joins ids {a} and {b}; both must already exist (below {n})")
+            if (a, b) in seen:
+                raise bad(f"merge {k} repeats merge {seen[(a, b)]} ({a}, {b}); each pair is merged once")
+            seen[(a, b)] = k
             out.append(((a, b), n))
         try:
             specials = check_special_tokens(d.get("special_tokens"), "'special_tokens'")
