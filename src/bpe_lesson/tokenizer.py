@@ -30,7 +30,7 @@ import numpy as np
 from . import _backend, tiktoken_io
 from ._files import atomic_write, read_json
 from .normalize import FORMS as NORMALIZATION_FORMS
-from .normalize import check_form
+from .normalize import check_form, check_specials_normalized
 from .normalize import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, compile_pattern, resolve_pattern, special_longest_first
 from .patterns import special_prefix, special_regex, split_specials
@@ -67,7 +67,12 @@ def check_special_tokens(specials, where: str = "special_tokens") -> dict:
             raise ValueError(f"{where}: {text!r} is not a special token; each is a non-empty string")
         if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= MAX_ID:
             raise ValueError(f"{where}: {text!r} has id {i!r}; an id is an integer from 0 to {MAX_ID}")
-    return dict(specials)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(f"{where}: {text!r} holds a lone surrogate ({text[e.start]!r} at {e.start}), "
+                             f"which UTF-8 cannot hold; a special token must be valid text") from None
+    return {str.__str__(text): i for text, i in specials.items()}
 
 
 def as_ids(ids) -> list:
@@ -235,6 +240,7 @@ class Tokenizer(EncodingSurface, ByteTables):
         self.special_tokens = check_special_tokens(special_tokens)  # str -> int
         self.name = name
         self.normalize = check_form(normalize)  # None or "NFC" / "NFD" / "NFKC" / "NFKD"
+        check_specials_normalized(self.special_tokens, self.normalize)  # each found in normalized text
         self._ranks = {b: i for i, b in self.vocab.items()}  # bytes -> int
         self._largest_rank = max(self.vocab, default=-1)  # what encode_batch_to_numpy's dtype must hold
         if len(self._ranks) != len(self.vocab):

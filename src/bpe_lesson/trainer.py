@@ -18,7 +18,7 @@ from __future__ import annotations
 from . import _backend, incremental, textbook
 from .incremental import TIE_BREAKS
 from .chunks import count_chunk_bytes
-from .normalize import check_form
+from .normalize import check_form, check_specials_normalized
 from .normalize import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
 from .patterns import resolve_pattern
@@ -106,6 +106,7 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
         raise ValueError(f"max_token_length {max_token_length!r} should be a whole number >= 2, or None")
     pattern = resolve_pattern(pattern)
     check_pattern(pattern)
+    check_specials_normalized(specials, check_form(normalize))  # refused now, not after training
     impl = get_trainer(algorithm, backend)
     if not isinstance(text, str):
         text = list(text)  # a generator is read once; counting may need it twice (surrogates, coverage)
