@@ -746,7 +746,7 @@ class Tokenizer(EncodingSurface, ByteTables):
         try:
             return cls.from_spec(spec)
         except ValueError as e:  # e.g. a special token's id that a token already has
-            raise ValueError(f"{os.fspath(path)} with {tiktoken_io.sidecar_path(path)}: {e}") from None
+            raise ValueError(f"{os.fspath(path)} with {tiktoken_io.find_sidecar(path)}: {e}") from None
 
     @classmethod
     def load(cls, path) -> "Tokenizer":
