@@ -78,6 +78,8 @@ def atomic_write(path, data: bytes) -> None:
     """
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):  # else mkstemp's error names the temporary file, not this one
+        raise FileNotFoundError(f"cannot write {path}: the folder {folder} does not exist")
     clean_stale_temporaries(path)
     prefix = f".{os.path.basename(path)}.{os.getpid()}."
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
