@@ -16,6 +16,7 @@ rename wins; ``lm/pack.py`` locks its folder), or make two files one (a
 from __future__ import annotations
 
 import glob
+import json
 import os
 import tempfile
 
@@ -77,6 +78,8 @@ def atomic_write(path, data: bytes) -> None:
     """
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):  # else mkstemp's error names the temporary file, not this one
+        raise FileNotFoundError(f"cannot write {path}: the folder {folder} does not exist")
     clean_stale_temporaries(path)
     prefix = f".{os.path.basename(path)}.{os.getpid()}."
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
@@ -99,6 +102,7 @@ def atomic_write(path, data: bytes) -> None:
 import stat as _stat
 
 DEFAULT_MAX_READ_BYTES = 1 << 30  # 1 GiB: more than any tokenizer or text file this package reads whole
+MAX_JSON_BYTES = 256 << 20  # 256 MiB, as for .tiktoken files: GPT-4o's tokenizer.json is 7 MB
 
 
 def file_kind(mode: int) -> str:
@@ -145,6 +149,41 @@ def read_bytes(path, max_bytes: int = DEFAULT_MAX_READ_BYTES, what: str = "file"
     if len(data) > max_bytes:
         raise ValueError(f"{what} {os.fspath(path)}: more than the {max_bytes:,} bytes this reader reads whole")
     return data
+
+
+def _refuse_duplicate_keys(pairs):
+    """``json.loads``' object hook: a dict, or ``ValueError`` when a key appears twice
+    (the standard reader keeps the last silently, so a vocabulary would lose a token)."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key[:60]!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def read_json(path, what: str = "file", max_bytes: int = MAX_JSON_BYTES):
+    """A regular file's JSON, read capped (``read_bytes``); every failure a ``ValueError``
+    naming the file: not UTF-8, corrupt, nested too deeply, a key twice in one object.
+    ``what`` names the kind of file ("tokenizer.json") in the messages.
+
+    >>> read_json("/dev/null", "tokenizer file")
+    Traceback (most recent call last):
+    ...
+    ValueError: tokenizer file /dev/null: a character device, not a regular file
+    """
+    path = os.fspath(path)
+    raw = read_bytes(path, max_bytes, what)
+    try:
+        return json.loads(raw.decode("utf-8"), object_pairs_hook=_refuse_duplicate_keys)
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not a {what} (not UTF-8: {e})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not a {what} (corrupt or truncated? {e})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a {what}: its JSON nests too deeply") from None
+    except ValueError as e:  # a duplicate key
+        raise ValueError(f"{path}: not a {what}: {e}") from None
 
 
 def walk_files(folder, keep=lambda name: True) -> list[str]:

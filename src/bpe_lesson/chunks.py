@@ -86,6 +86,8 @@ def count_chunks(texts, pattern: str | None, special_tokens=(), processes: int |
     for d in docs:
         if not isinstance(d, str):
             raise TypeError(f"documents must be str, got {type(d).__name__}")
+    # the compiled counter takes exact str: numpy.str_ and other subclasses as plain str
+    docs = [d if type(d) is str else str.__str__(d) for d in docs]
     processes = workers(processes, sum(len(d) for d in docs))
     if processes <= 1 or pattern is None:
         return count_chunks_in(docs, pattern, special_tokens)
@@ -124,6 +126,8 @@ def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), processes: 
     for d in docs:
         if not isinstance(d, str):
             raise TypeError(f"documents must be str, got {type(d).__name__}")
+    # the compiled counter takes exact str: numpy.str_ and other subclasses as plain str
+    docs = [d if type(d) is str else str.__str__(d) for d in docs]
     processes = workers(processes, sum(len(d) for d in docs))
     specials = special_regex(special_tokens)
 

@@ -64,3 +64,21 @@ def changed_characters(text: str, form: str) -> int:
     5
     """
     return sum(1 for ch in text if unicodedata.normalize(form, ch) != ch)
+
+
+def check_specials_normalized(specials, form: str | None, where: str = "special_tokens") -> None:
+    """Refuse a special token that ``form`` changes: text is normalized before special
+    tokens are looked for, so such a token could never be found (nor refused).
+
+    >>> check_specials_normalized(["<|caf\\u00e9|>"], "NFC")
+    >>> check_specials_normalized(["<|e\\u0301|>"], "NFC")
+    Traceback (most recent call last):
+    ValueError: special_tokens: '<|e\u0301|>' changes under NFC (to '<|\u00e9|>'), ...; write it in NFC form, or use normalize=None
+    """
+    if form is None:
+        return
+    for s in specials:
+        n = normalize(s, form)
+        if n != s:
+            raise ValueError(f"{where}: {s!r} changes under {form} (to {n!r}), so normalized text never holds "
+                             f"it; write it in {form} form, or use normalize=None")

@@ -91,10 +91,27 @@ def resolve_pattern(pattern: str | None) -> str | None:
     if pattern.isidentifier():
         raise ValueError(f"unknown pattern name {pattern!r}; use one of {sorted(PATTERNS)}, a regex, or None")
     try:
-        regex.compile(pattern)
+        compiled = regex.compile(pattern)
     except regex.error as e:
-        raise ValueError(f"pattern {pattern!r} is not a valid regex: {e}") from None
+        raise ValueError(f"pattern {pattern[:60]!r} is not a valid regex: {e}") from None
+    if compiled.groups:
+        raise capture_group_error(pattern, compiled.groups)
     return pattern
+
+
+def capture_group_error(pattern: str, groups: int) -> ValueError:
+    r"""The error for a split pattern with capture groups.
+
+    subtle: ``findall`` on a pattern with a group returns the group, not the match,
+    so the chunks would lose the text outside it ("(a)b" gives "a" for "ab"), while
+    tiktoken and Hugging Face take the whole match. Refused, never guessed at.
+
+    >>> resolve_pattern(r"(a)b|\s+|[^\s]")
+    Traceback (most recent call last):
+    ValueError: split pattern '(a)b|\\s+|[^\\s]' has 1 capture group; ...
+    """
+    return ValueError(f"split pattern {pattern[:60]!r} has {groups} capture group{'s' if groups > 1 else ''}; a "
+                      f"chunk is the whole match, so write each group non-capturing, (?:...) instead of (...)")
 
 
 _compiled: dict[str, regex.Pattern] = {}
@@ -182,7 +199,8 @@ def uncovered_error(text: str, at: int, pattern: str, where: str = "the text", o
 
 
 def check_pattern(pattern: str | None, where: str = "") -> None:
-    r"""Refuse a split pattern that leaves common text unmatched or backtracks exponentially.
+    r"""Refuse a split pattern that leaves common text unmatched, backtracks exponentially
+    or has capture groups (``resolve_pattern`` refuses those, for every caller).
 
     ``where`` names the file and key the pattern came from, for the message.
 
@@ -191,10 +209,13 @@ def check_pattern(pattern: str | None, where: str = "") -> None:
     Traceback (most recent call last):
     ValueError: split pattern '[a-z]+' leaves character 0 (U+0048, 'H') of ... unmatched; ...
     """
-    pattern = resolve_pattern(pattern)
+    at_ = f"{where}: " if where else ""
+    try:
+        pattern = resolve_pattern(pattern)
+    except ValueError as e:
+        raise ValueError(f"{at_}{e}") from None
     if pattern is None or pattern in PATTERNS.values() or pattern in _checked:
         return
-    at_ = f"{where}: " if where else ""
     at = uncovered(COVERAGE_PROBE, pattern)
     if at is not None:
         raise ValueError(f"{at_}split pattern {pattern[:60]!r} leaves character {at} (U+{ord(COVERAGE_PROBE[at]):04X}, "

@@ -2,7 +2,9 @@
 
 A ``.tiktoken`` file is one line per token: ``base64(token bytes) rank``. Ranks are
 our ids. It carries no pattern and no special tokens, so beside each file we write a
-small JSON *sidecar* (``NAME.tiktoken.json``) with both; ``read_tiktoken`` reads it
+small JSON *sidecar* (the file's name plus ``.json``: ``NAME.tiktoken.json``, or
+``NAME.tiktoken.gz.json`` beside a gzipped one; the old name of the latter,
+``NAME.tiktoken.json``, is still read when it is the only one) with both; ``read_tiktoken`` reads it
 when it is there. The two files are renamed into place one after the other, so a
 crash between the renames could pair new ranks with an old sidecar: the sidecar
 records the sha256 of the ranks it was written with (``ranks_sha256``), and
@@ -83,17 +85,31 @@ _BY_SHA256 = {spec["sha256"]: name for name, spec in OFFLINE_ENCODINGS.items()}
 # ---- the file format ------------------------------------------------------------
 
 def sidecar_path(path) -> str:
-    """The JSON sidecar beside a ``.tiktoken`` file.
+    """The JSON sidecar beside a ``.tiktoken`` file: the file's whole name plus ``.json``,
+    so ``c.tiktoken`` and ``c.tiktoken.gz`` side by side each keep their own.
 
     >>> sidecar_path("out/my.tiktoken")
     'out/my.tiktoken.json'
     >>> sidecar_path("out/my.tiktoken.gz")
-    'out/my.tiktoken.json'
+    'out/my.tiktoken.gz.json'
     """
+    return os.fspath(path) + SIDECAR_SUFFIX
+
+
+def find_sidecar(path) -> str:
+    """The sidecar that ``read_tiktoken`` reads for ``path``: ``sidecar_path(path)``, or,
+    for a ``.gz`` file saved before each file had its own, the old name without ``.gz``
+    (``c.tiktoken.json``) when only that one is there; its ``ranks_sha256`` must still
+    match, so the sidecar of another ``c.tiktoken`` is refused, never paired.
+
+    >>> find_sidecar("/nonexistent/my.tiktoken.gz")   # neither exists: the new name
+    '/nonexistent/my.tiktoken.gz.json'
+    """
+    sp = sidecar_path(path)
     p = os.fspath(path)
-    if p.endswith(".gz"):
-        p = p[:-3]
-    return p + SIDECAR_SUFFIX
+    if p.endswith(".gz") and not os.path.lexists(sp) and os.path.lexists(p[:-3] + SIDECAR_SUFFIX):
+        return p[:-3] + SIDECAR_SUFFIX
+    return sp
 
 
 def dumps_tiktoken(vocab: dict[int, bytes]) -> bytes:
@@ -295,8 +311,8 @@ def read_tiktoken(path, pattern=None, special_tokens=None, expected_sha256=None)
     data = read_tiktoken_bytes(path, expected_sha256)
     ranks = parse_tiktoken(data, source=os.fspath(path))
     side = {}
-    sp = sidecar_path(path)
-    if os.path.exists(sp):
+    sp = find_sidecar(path)
+    if os.path.lexists(sp):  # (a dangling link is read, and refused by name)
         side = read_sidecar(sp, path, sha256_hex(data))
     else:
         known = _BY_SHA256.get(sha256_hex(data))

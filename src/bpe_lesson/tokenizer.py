@@ -28,9 +28,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import _backend, tiktoken_io
-from ._files import atomic_write, read_bytes
+from ._files import atomic_write, read_json
 from .normalize import FORMS as NORMALIZATION_FORMS
-from .normalize import check_form
+from .normalize import check_form, check_specials_normalized
 from .normalize import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, compile_pattern, resolve_pattern, special_longest_first
 from .patterns import special_prefix, special_regex, split_specials
@@ -67,7 +67,12 @@ def check_special_tokens(specials, where: str = "special_tokens") -> dict:
             raise ValueError(f"{where}: {text!r} is not a special token; each is a non-empty string")
         if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= MAX_ID:
             raise ValueError(f"{where}: {text!r} has id {i!r}; an id is an integer from 0 to {MAX_ID}")
-    return dict(specials)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(f"{where}: {text!r} holds a lone surrogate ({text[e.start]!r} at {e.start}), "
+                             f"which UTF-8 cannot hold; a special token must be valid text") from None
+    return {str.__str__(text): i for text, i in specials.items()}
 
 
 def as_ids(ids) -> list:
@@ -128,6 +133,24 @@ def replace_surrogates(text: str) -> str:
     True
     """
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def as_text(text, what: str = "encode") -> str:
+    """``text`` as a plain ``str``: a ``str`` subclass (``numpy.str_``, say) becomes one, so
+    the compiled encoder (which takes exact ``str``) and the readable one see the same;
+    anything else is a ``TypeError`` naming its type.
+
+    >>> import numpy as np; type(as_text(np.str_("hi"))).__name__
+    'str'
+    >>> as_text(None)
+    Traceback (most recent call last):
+    TypeError: encode takes a str, got NoneType
+    """
+    if type(text) is str:
+        return text
+    if isinstance(text, str):
+        return str.__str__(text)  # subtle: str(text) would call a subclass's own __str__
+    raise TypeError(f"{what} takes a str, got {type(text).__name__}")
 
 
 _helpers = None
@@ -217,6 +240,7 @@ class Tokenizer(EncodingSurface, ByteTables):
         self.special_tokens = check_special_tokens(special_tokens)  # str -> int
         self.name = name
         self.normalize = check_form(normalize)  # None or "NFC" / "NFD" / "NFKC" / "NFKD"
+        check_specials_normalized(self.special_tokens, self.normalize)  # each found in normalized text
         self._ranks = {b: i for i, b in self.vocab.items()}  # bytes -> int
         self._largest_rank = max(self.vocab, default=-1)  # what encode_batch_to_numpy's dtype must hold
         if len(self._ranks) != len(self.vocab):
@@ -260,6 +284,7 @@ class Tokenizer(EncodingSurface, ByteTables):
     # ---- encoding ---------------------------------------------------------
     def encode_chunk(self, chunk: str) -> list[int]:
         """Ids of one pre-tokenized chunk (cached: real text repeats its chunks)."""
+        chunk = as_text(chunk, "encode_chunk")
         fast = self._fast_encoder()
         if fast is not None:
             return fast.encode_chunk(chunk)
@@ -273,13 +298,13 @@ class Tokenizer(EncodingSurface, ByteTables):
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text with no special-token handling at all (their text is plain text)."""
-        if type(text) is str:
-            plan = self._plan((), ())
-            if plan is not None:  # the compiled encoder takes the whole call (see _plan)
-                try:
-                    return plan[0].encode_ordinary(text)
-                except UnicodeEncodeError:  # a lone surrogate: the path below replaces it
-                    pass
+        text = as_text(text, "encode_ordinary")
+        plan = self._plan((), ())
+        if plan is not None:  # the compiled encoder takes the whole call (see _plan)
+            try:
+                return plan[0].encode_ordinary(text)
+            except UnicodeEncodeError:  # a lone surrogate: the path below replaces it
+                pass
         text = normalize_text(text, self.normalize)
         try:
             return self._encode_split(text)
@@ -404,8 +429,7 @@ class Tokenizer(EncodingSurface, ByteTables):
             for text in part:
                 if not isinstance(text, str):
                     self._refuse_specials_in(ready, disallowed)  # the texts before it come first
-                    raise TypeError(f"encode takes a str, got {type(text).__name__}")
-                ready.append(normalize_text(text, self.normalize))
+                ready.append(normalize_text(as_text(text), self.normalize))  # numpy.str_ -> str
             self._refuse_specials_in(ready, disallowed)
             try:
                 # lists: untracked by the cycle collector until the whole batch is made (see below)
@@ -470,7 +494,8 @@ class Tokenizer(EncodingSurface, ByteTables):
         (``random.Random(seed)``): the same seed gives the same ids on either
         backend, because with ``dropout`` > 0 both run the readable loop.
         """
-        if type(text) is str and dropout == 0:
+        text = as_text(text)
+        if dropout == 0:
             plan = self._plan(allowed_special, disallowed_special)
             if plan is not None:  # the compiled encoder takes the whole call (see _plan)
                 try:
@@ -532,8 +557,7 @@ class Tokenizer(EncodingSurface, ByteTables):
 
     def _checked(self, text, allowed_special, disallowed_special, dropout, seed, array):
         """``encode``'s argument checks, then ``_encode`` (``array``: a NumPy uint32 array)."""
-        if not isinstance(text, str):
-            raise TypeError(f"encode takes a str, got {type(text).__name__}")
+        text = as_text(text)
         for name, value in (("allowed_special", allowed_special), ("disallowed_special", disallowed_special)):
             if isinstance(value, str) and value != "all":
                 raise TypeError(f"{name} is 'all' or a set of special tokens, got the string {value!r}; "
@@ -556,7 +580,8 @@ class Tokenizer(EncodingSurface, ByteTables):
         >>> tok.encode_to_numpy("aaab"), tok.encode_to_numpy("aaab", dtype="uint16").dtype
         (array([256,  97,  98], dtype=uint32), dtype('uint16'))
         """
-        if type(text) is str and dtype is np.uint32:
+        text = as_text(text, "encode_to_numpy")
+        if dtype is np.uint32:
             plan = self._plan(allowed_special, disallowed_special)
             if plan is not None:  # the compiled encoder takes the whole call (see _plan)
                 try:
@@ -721,7 +746,7 @@ class Tokenizer(EncodingSurface, ByteTables):
         try:
             return cls.from_spec(spec)
         except ValueError as e:  # e.g. a special token's id that a token already has
-            raise ValueError(f"{os.fspath(path)} with {tiktoken_io.sidecar_path(path)}: {e}") from None
+            raise ValueError(f"{os.fspath(path)} with {tiktoken_io.find_sidecar(path)}: {e}") from None
 
     @classmethod
     def load(cls, path) -> "Tokenizer":
@@ -732,13 +757,8 @@ class Tokenizer(EncodingSurface, ByteTables):
             return cls.load_tiktoken(path)
         if os.path.isdir(path):
             raise ValueError(f"{path} is a folder; a tokenizer is one file (.json, .tiktoken or .tiktoken.gz)")
-        raw = read_bytes(path, what="tokenizer file")  # a FIFO or device refused, never opened
-        try:
-            d = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ValueError(f"{path} is not a valid bpe-lesson tokenizer file (corrupt or truncated?): {e}") from None
-        except RecursionError:
-            raise ValueError(f"{path} is not a valid bpe-lesson tokenizer file: its JSON nests too deeply") from None
+        # a FIFO or device refused, never opened; at most MAX_JSON_BYTES read; a key twice refused
+        d = read_json(path, "valid bpe-lesson tokenizer file")
         return cls.from_dict(d, source=path)
 
     @classmethod
@@ -751,12 +771,12 @@ class Tokenizer(EncodingSurface, ByteTables):
                              f"bpe_lesson.interop.from_huggingface({source!r})")
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise bad(f"the 'format' field must be {FORMAT!r}")
-        if d.get("version") != VERSION:
+        if type(d.get("version")) is not int or d["version"] != VERSION:  # subtle: True == 1 in Python
             raise bad(f"version {d.get('version')!r} is not supported (this package reads version {VERSION})")
         merges = d.get("merges")
         if not isinstance(merges, list):
             raise bad("'merges' must be a list")
-        out = []
+        out, seen = [], {}  # seen: (int, int) -> the merge that made it
         for k, m in enumerate(merges):
             if not (isinstance(m, list) and len(m) == 3 and all(type(x) is int for x in m)):
                 raise bad(f"merge {k} is {m!r}, expected [left_id, right_id, new_id]")
@@ -765,6 +785,9 @@ class Tokenizer(EncodingSurface, ByteTables):
                 raise bad(f"merge {k} makes id {n}, expected {256 + k} (ids follow merge order)")
             if not (0 <= a < n and 0 <= b < n):
                 raise bad(f"merge {k} joins ids {a} and {b}; both must already exist (below {n})")
+            if (a, b) in seen:
+                raise bad(f"merge {k} repeats merge {seen[(a, b)]} ({a}, {b}); each pair is merged once")
+            seen[(a, b)] = k
             out.append(((a, b), n))
         try:
             specials = check_special_tokens(d.get("special_tokens"), "'special_tokens'")

@@ -19,7 +19,7 @@ from . import _backend, incremental, textbook
 from ._progress import check_progress, progress_bar
 from .incremental import TIE_BREAKS
 from .chunks import count_chunk_bytes
-from .normalize import check_form
+from .normalize import check_form, check_specials_normalized
 from .normalize import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
 from .patterns import resolve_pattern
@@ -115,6 +115,7 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     check_progress(progress)
     pattern = resolve_pattern(pattern)
     check_pattern(pattern)
+    check_specials_normalized(specials, check_form(normalize))  # refused now, not after training
     impl = get_trainer(algorithm, backend)
     if not isinstance(text, str):
         text = list(text)  # a generator is read once; counting may need it twice (surrogates, coverage)

@@ -42,10 +42,11 @@ import os
 
 import regex
 
-from .._files import atomic_write
+from .._files import atomic_write, read_json
 from ..normalize import FORMS as NORMALIZATION_FORMS
-from ..patterns import GPT2_PATTERN
-from ..tokenizer import Tokenizer
+from ..patterns import GPT2_PATTERN, check_pattern
+from ..ranks import recover_merges
+from ..tokenizer import MAX_ID, Tokenizer
 
 # The split Hugging Face's ByteLevel pre-tokenizer runs when use_regex is true
 # (GPT-2's pattern, with non-possessive quantifiers).
@@ -379,13 +380,109 @@ def _token_bytes(s: str, i: int, source) -> bytes:
                          f"byte-to-unicode map does not use; this is not a byte-level vocabulary") from None
 
 
+def _check_id(i, key: str, name) -> int:
+    """An id from the file: an integer (not a bool, not 97.5) from 0 to MAX_ID."""
+    if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= MAX_ID:
+        raise ValueError(f"{name}: {key} has id {str(i)[:30]!r} ({type(i).__name__}); an id is an integer "
+                         f"from 0 to {MAX_ID}")
+    return i
+
+
+def _read_vocab(model, specials, name) -> dict[int, bytes]:
+    """``model.vocab`` as ``{id: bytes}``, checked: non-empty, integer ids, no id twice,
+    every one of the 256 bytes a token (else some text has no ids at all)."""
+    vocab_s = model.get("vocab")  # str -> int
+    if not isinstance(vocab_s, dict) or not vocab_s:
+        raise ValueError(f"{name}: model.vocab is {str(vocab_s)[:40]!r}; a byte-level BPE's vocabulary maps "
+                         f"at least the 256 byte characters to their ids")
+    owner = {}  # int -> str: who has each id
+    for s, i in vocab_s.items():
+        _check_id(i, f"model.vocab[{s[:40]!r}]", name)
+        if i in owner:
+            raise ValueError(f"{name}: model.vocab gives id {i} to both {owner[i][:40]!r} and {s[:40]!r}; "
+                             f"each id is one token")
+        owner[i] = s
+    vocab = {i: _token_bytes(s, i, name) for s, i in vocab_s.items() if specials.get(s) != i}
+    have = {b[0] for b in vocab.values() if len(b) == 1}
+    missing = sorted(set(range(256)) - have)
+    if missing:
+        raise ValueError(f"{name}: model.vocab has no token for {len(missing)} of the 256 bytes (the first: byte "
+                         f"{missing[0]}, {_BYTE_TO_CHAR[missing[0]]!r}); text holding it could not be encoded")
+    return vocab
+
+
+def _read_merges(model, vocab_s, name) -> dict[int, tuple[int, int]]:
+    """``model.merges`` as ``{new_id: (left_id, right_id)}``, each a pair of tokens whose
+    joined text is a token, in increasing order of the ids they make."""
+    merges = model.get("merges") or []
+    if not isinstance(merges, list):
+        raise ValueError(f"{name}: model.merges must be a list of merges, not {type(merges).__name__}")
+    out, last = {}, -1
+    for k, m in enumerate(merges):
+        pair = m.split(" ") if isinstance(m, str) else m
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
+            raise ValueError(f"{name}: model.merges[{k}] is {str(m)[:40]!r}; a merge is \"left right\" or "
+                             f"[left, right]")
+        a, b = pair
+        ids = [vocab_s.get(a), vocab_s.get(b), vocab_s.get(a + b)]
+        if None in ids:
+            raise ValueError(f"{name}: model.merges[{k}] ({a!r}, {b!r}) names a token that is not in the "
+                             f"vocabulary")
+        if ids[2] <= last:
+            raise ValueError(f"{name}: model.merges[{k}] makes id {ids[2]} after a merge made id {last}; its "
+                             f"merge order is not its id order, so bpe_lesson's rank encoder would give other ids")
+        last = ids[2]
+        out[ids[2]] = (ids[0], ids[1])
+    return out
+
+
+def _check_ranks_agree(vocab, merges, ignore_merges, name) -> None:
+    """Refuse a table on which our rank encoder and Hugging Face's merge replay part ways.
+
+    We join any two adjacent tokens whose joined bytes are a token, lowest id first;
+    Hugging Face joins only the listed merges, in list order. The two agree when the
+    merges are exactly the ones the ranks imply (``ranks.recover_merges``: for each
+    token, the two parts the rank encoder ends on from lower-ranked tokens), and, with
+    ``ignore_merges`` false (no whole-chunk rule in Hugging Face), every multi-byte
+    token is made by a merge.
+
+    >>> r = {bytes([i]): i for i in range(256)} | {b"bc": 256, b"ab": 257, b"abc": 258}
+    >>> vocab = {i: b for b, i in r.items()}
+    >>> _check_ranks_agree(vocab, {256: (98, 99), 257: (97, 98), 258: (257, 99)}, True, "t.json")
+    Traceback (most recent call last):
+    ValueError: t.json: token 258 (b'abc') is made by the merge (257, 99) in model.merges, but ...
+    """
+    ranks = {b: i for i, b in vocab.items()}  # bytes -> int
+    implied = {new: pair for pair, new in recover_merges(ranks)}  # int -> (int, int)
+    for new, pair in implied.items():
+        if merges.get(new) != pair:
+            listed = f"by the merge {merges[new]}" if new in merges else "by no merge"
+            raise ValueError(f"{name}: token {new} ({vocab[new]!r}) is made {listed} in model.merges, but the "
+                             f"ranks make it from {pair} ({vocab[pair[0]]!r} + {vocab[pair[1]]!r}); Hugging Face "
+                             f"and bpe_lesson would give different ids")
+    for new, pair in merges.items():
+        if new not in implied:
+            raise ValueError(f"{name}: model.merges makes token {new} ({vocab[new]!r}) from {pair}, but lower "
+                             f"ids cannot build it by rank; Hugging Face and bpe_lesson would give different ids")
+    if not ignore_merges:
+        unbuilt = [i for i, b in vocab.items() if len(b) > 1 and i not in merges]
+        if unbuilt:
+            i = min(unbuilt)
+            raise ValueError(f"{name}: token {i} ({vocab[i]!r}) is made by no merge and model.ignore_merges is "
+                             f"false, so Hugging Face never gives it, while bpe_lesson gives a chunk that is one "
+                             f"token that token; set ignore_merges true or drop the token")
+
+
 def from_huggingface(source) -> Tokenizer:
     """Read a byte-level BPE ``tokenizer.json`` (a path, or a ``tokenizers.Tokenizer``) as a ``Tokenizer``.
 
     Every added token becomes a special token (Hugging Face cuts them all out of
-    the text before the model runs). The merges must make ids in increasing order
-    (rank = id, as we encode); a BPE whose merge order is not its id order is
-    refused, because our ids would differ from Hugging Face's.
+    the text before the model runs). The reader is a validator: a file on which
+    our ids would differ from Hugging Face's is refused, naming the file and the
+    key: merges whose order is not their id order or not the ranks' own
+    (``_check_ranks_agree``), ids that are not integers from 0 to MAX_ID, an id
+    twice, a key twice, a missing byte, an empty vocabulary. The file is read at
+    most ``MAX_JSON_BYTES``.
 
     >>> from bpe_lesson import Tokenizer
     >>> tok = Tokenizer([((104, 105), 256)], pattern="gpt4", special_tokens={"<|end|>": 257})
@@ -394,19 +491,11 @@ def from_huggingface(source) -> Tokenizer:
     ([((104, 105), 256)], {'<|end|>': 257}, [256, 32, 256])
     """
     if hasattr(source, "to_str"):  # a tokenizers.Tokenizer
-        name, text = "<tokenizers.Tokenizer>", source.to_str()
+        name = "<tokenizers.Tokenizer>"
+        d = json.loads(source.to_str())
     else:
         name = os.fspath(source)
-        with open(name, "rb") as f:
-            raw = f.read()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ValueError(f"{name}: not a tokenizer.json (not UTF-8: {e})") from None
-    try:
-        d = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{name}: not a tokenizer.json (corrupt or truncated? {e})") from None
+        d = read_json(name, "tokenizer.json")
     model = d.get("model") if isinstance(d, dict) else None
     if not isinstance(model, dict):
         raise ValueError(f"{name}: not a tokenizer.json (no 'model' object)")
@@ -416,37 +505,33 @@ def from_huggingface(source) -> Tokenizer:
                          f"(WordPiece and Unigram choose tokens differently)")
     for key in ("byte_fallback", "continuing_subword_prefix", "end_of_word_suffix", "dropout"):
         if model.get(key):  # False, None, "" and 0.0 all mean "off"
-            raise ValueError(f"{name}: model.{key} is {model[key]!r}; a byte-level BPE as bpe_lesson "
+            raise ValueError(f"{name}: model.{key} is {str(model[key])[:40]!r}; a byte-level BPE as bpe_lesson "
                              f"encodes it has none")
     pattern = _read_pattern(d.get("pre_tokenizer"), name)
+    check_pattern(pattern, f"{name}: pre_tokenizer")  # covers the text, no capture groups
     normalize = _read_normalizer(d.get("normalizer"), name)
 
-    vocab_s = model.get("vocab") or {}  # str -> int
+    vocab_s = model.get("vocab") if isinstance(model.get("vocab"), dict) else {}  # str -> int
     specials = {}  # str -> int
-    for t in d.get("added_tokens") or []:
-        i, s = t["id"], t["content"]
+    added = d.get("added_tokens") or []
+    for k, t in enumerate(added if isinstance(added, list) else [added]):
+        if not (isinstance(t, dict) and isinstance(t.get("content"), str) and t["content"]):
+            raise ValueError(f"{name}: added_tokens[{k}] is {str(t)[:40]!r}; each needs a non-empty 'content'")
+        i, s = _check_id(t.get("id"), f"added_tokens[{k}]", name), t["content"]
         if vocab_s.get(s, i) != i:
             raise ValueError(f"{name}: added token {s!r} has id {i}, but the vocabulary gives it id {vocab_s[s]}")
+        if s in specials:
+            raise ValueError(f"{name}: added_tokens[{k}] repeats the added token {s!r}")
         specials[s] = i
-    special_ids = set(specials.values())
-    # GPT-2 (and our export) list special tokens in the vocabulary too; they are special
-    vocab = {i: _token_bytes(s, i, name) for s, i in vocab_s.items() if not (i in special_ids and s in specials)}
-    clash = special_ids & set(vocab)
+    vocab = _read_vocab(model, specials, name)  # GPT-2 (and our export) list special tokens there too
+    clash = set(specials.values()) & set(vocab)
     if clash:
         i = min(clash)
         raise ValueError(f"{name}: id {i} is both an added token and the ordinary token {vocab[i]!r}")
-    merges, last = [], -1
-    for k, m in enumerate(model.get("merges") or []):
-        a, b = m.split(" ") if isinstance(m, str) else m
-        ids = [vocab_s.get(a), vocab_s.get(b), vocab_s.get(a + b)]
-        if None in ids:
-            raise ValueError(f"{name}: merge {k} ({a!r}, {b!r}) names a token that is not in the vocabulary")
-        if ids[2] <= last:
-            raise ValueError(f"{name}: merge {k} makes id {ids[2]} after a merge made id {last}; its merge "
-                             f"order is not its id order, so bpe_lesson's rank encoder would give other ids")
-        last = ids[2]
-        merges.append(((ids[0], ids[1]), ids[2]))
-    return Tokenizer(merges, pattern=pattern, special_tokens=specials, vocab=vocab, normalize=normalize)
+    merges = _read_merges(model, vocab_s, name)
+    _check_ranks_agree(vocab, merges, model.get("ignore_merges", False), name)
+    merge_list = [(pair, new) for new, pair in sorted(merges.items())]
+    return Tokenizer(merge_list, pattern=pattern, special_tokens=specials, vocab=vocab, normalize=normalize)
 
 
 __all__ = ["to_huggingface", "save_huggingface", "from_huggingface", "special_roles", "bytes_to_unicode", "show_bytes",

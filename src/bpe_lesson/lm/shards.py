@@ -309,6 +309,12 @@ def verify(folder, tokenizer=None) -> list[str]:
         return out
     for s in m["shards"]:
         out += _shard_problems(folder, m, s)
+    # every document ends in one EOS (and only there), so the shards' EOS counts, checked
+    # against the files just now, add up to the documents
+    docs, ends = m.get("documents"), sum(s["n_eos"] for s in m["shards"])
+    eos_ok = not any(": n_eos: " in p for p in out)
+    if "documents" in m and eos_ok and (type(docs) is not int or docs != ends):
+        out.append(f"{MANIFEST}: documents: says {docs!r:.40}, the shards hold {ends:,} EOS-ended documents")
     listed = {s["path"] for s in m["shards"]}
     for p in sorted(glob.glob(os.path.join(folder, "shard_*.bin"))):
         if os.path.basename(p) not in listed:

@@ -83,8 +83,18 @@ def window_count(n_tokens: int, context_length: int, stride: int | None = None) 
     2
     >>> window_count(4, 4)    # fewer than T + 1 ids: no window at all
     0
+    >>> window_count(10, 0)
+    Traceback (most recent call last):
+    ValueError: context_length must be a positive int, got 0
     """
-    stride = context_length if stride is None else stride
+    context_length = _positive_int("context_length", context_length)
+    stride = context_length if stride is None else _positive_int("stride", stride)
+    try:
+        n_tokens = operator.index(n_tokens) if not isinstance(n_tokens, bool) else None
+    except TypeError:
+        n_tokens = None
+    if n_tokens is None or n_tokens < 0:
+        raise ValueError("n_tokens must be a whole number of ids, 0 or more")
     return max(0, 1 + (n_tokens - (context_length + 1)) // stride)
 
 

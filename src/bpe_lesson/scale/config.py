@@ -54,7 +54,9 @@ from __future__ import annotations
 import difflib
 import math
 import os
+import reprlib
 import stat
+import warnings
 from dataclasses import dataclass, field
 
 import yaml
@@ -63,7 +65,7 @@ from .._backend import CORES
 from .._dask import check_address
 from ..incremental import TIE_BREAKS
 from ..patterns import PATTERNS, check_pattern, resolve_pattern
-from .._files import file_kind, regular_file
+from .._files import file_kind, read_bytes
 from .sources import list_files
 
 MB = 1 << 20
@@ -130,22 +132,94 @@ class Config:
 # ---- reading and checking a config -----------------------------------------
 
 
+SHOW_CHARS = 60  # a value shown in a message: at most this many characters of its repr
+MAX_CONFIG_BYTES = 1 << 20  # a config is a page of YAML; 1 MiB is far more
+MAX_THREADS = 1024  # above this a threads value is a typo, not a machine
+MAX_CONFIG_NODES = 100_000  # values once aliases are expanded (a config has a few hundred)
+
+
+_REPR = reprlib.Repr()  # nested lists and dicts shown 3 levels deep, 8 items each, then "..."
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict, _REPR.maxstring, _REPR.maxother = 3, 8, 8, 10**6, 10**6
+
+
+def _show(value) -> str:
+    """``repr(value)``, cut to ``SHOW_CHARS`` characters: a message never prints a whole
+    hostile value (nor takes long to make: a list is cut before its repr is built).
+
+    >>> _show("x" * 100)
+    "'xxxxxxxxxx...xxxxx... (102 characters)"
+    """
+    if isinstance(value, (list, dict)) and len(value) > SHOW_CHARS:
+        value = value[:SHOW_CHARS] if isinstance(value, list) else dict(list(value.items())[:SHOW_CHARS])
+    text = _REPR.repr(value)
+    return text if len(text) <= SHOW_CHARS else f"{text[:SHOW_CHARS - 2]}... ({len(text)} characters)"
+
+
+def _expanded_size(node, path, sizes=None, busy=None) -> int:
+    """How many values ``node`` stands for once its aliases are expanded, counted on the
+    composed graph (each node once), so a 451-byte "billion laughs" is refused at once."""
+    sizes = {} if sizes is None else sizes  # id(node) -> size
+    busy = set() if busy is None else busy  # ids of the nodes being counted: a cycle
+    key = id(node)
+    if key in sizes:
+        return sizes[key]
+    if key in busy:
+        raise ConfigError(f"{path}: a YAML alias refers to the value that holds it (a cycle)")
+    busy.add(key)
+    children = []
+    if isinstance(node, yaml.SequenceNode):
+        children = node.value
+    elif isinstance(node, yaml.MappingNode):
+        children = [n for pair in node.value for n in pair]
+    total = 1
+    for child in children:
+        total += _expanded_size(child, path, sizes, busy)
+        if total > MAX_CONFIG_NODES:
+            raise ConfigError(f"{path}: its YAML aliases expand to more than {MAX_CONFIG_NODES:,} values "
+                              f"(nested aliases, a \"billion laughs\"); a config is a few hundred")
+    busy.discard(key)
+    sizes[key] = total
+    return total
+
+
+def _read_yaml(path):
+    """The config file's YAML: read capped (a regular file only), UTF-8, aliases bounded."""
+    raw = read_bytes(path, MAX_CONFIG_BYTES, "config file")  # a folder (train -c DIR) or FIFO refused
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start}: {e.reason})") from None
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded_size(node, path)
+        return loader.construct_document(node)
+    except RecursionError:
+        raise ConfigError(f"{path}: its YAML nests too deeply") from None
+    finally:
+        loader.dispose()
+
+
 def load_config(path) -> Config:
     """Read and check a YAML config; relative paths in it are relative to its folder."""
     path = os.fspath(path)
     try:
-        regular_file(path, "config file")  # a folder (train -c DIR) or FIFO refused by name
-        with open(path, encoding="utf-8") as f:
-            raw = yaml.safe_load(f)
+        raw = _read_yaml(path)
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
+    except ConfigError:
+        raise
     except ValueError as e:
-        if isinstance(e, UnicodeDecodeError):
-            raise
         raise ConfigError(str(e)) from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"{path} is not valid YAML: {e}") from None
+        raise ConfigError(f"{path} is not valid YAML: {_cut(str(e))}") from None
     return parse_config(raw, base_dir=os.path.dirname(os.path.abspath(path)), source=path)
+
+
+def _cut(text: str, limit: int = 400) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
 def parse_config(raw, base_dir=".", source="<config>") -> Config:
@@ -169,20 +243,27 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
         raise fail("output", "missing; expected the path of the .tiktoken file to write, "
                              "e.g. output: ./my_tokenizer.tiktoken")
     if not isinstance(output, str) or not output.endswith(".tiktoken"):
-        raise fail("output", f"{output!r} should be a path ending in .tiktoken "
+        raise fail("output", f"{_show(output)} should be a path ending in .tiktoken "
                              "(bpe_lesson.load tells the formats apart by the name)")
 
     ws = raw.get("working_set_mb", DEFAULT_WORKING_SET_MB)
     if isinstance(ws, bool) or not isinstance(ws, (int, float)) or not ws > 0 or not math.isfinite(ws):
-        raise fail("working_set_mb", f"{ws!r} should be a positive number of megabytes, finite, e.g. 1024")
+        raise fail("working_set_mb", f"{_show(ws)} should be a positive number of megabytes, finite, e.g. 1024")
 
     threads = raw.get("threads", -1)
     if isinstance(threads, bool) or not isinstance(threads, int) or not (threads == -1 or threads >= 1):
-        raise fail("threads", f"{threads!r} should be a whole number >= 1, or -1 for all cores")
+        raise fail("threads", f"{_show(threads)} should be a whole number >= 1, or -1 for all cores")
+    if threads > MAX_THREADS:
+        raise fail("threads", f"{threads:,} worker processes is absurd (at most {MAX_THREADS:,}); this machine "
+                              f"has {CORES} cores: use -1 for all of them")
+    if threads > CORES and raw.get("scheduler") is None:  # (a remote cluster has its own cores)
+        warnings.warn(f"{source}: threads: {threads} is more than the {CORES} cores this process may use; "
+                      f"counting runs {CORES} worker processes (more would only take turns)", stacklevel=2)
+        threads = CORES
 
     engine = raw.get("engine", "local")
     if engine not in ENGINES:
-        raise fail("engine", f"{engine!r} should be local (worker processes on this machine) "
+        raise fail("engine", f"{_show(engine)} should be local (worker processes on this machine) "
                              "or dask (a Dask cluster)")
     scheduler = raw.get("scheduler")
     if scheduler is not None:
@@ -197,7 +278,7 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
     for name, default in (("verbose", False), ("hardcoded_merges", True)):
         v = raw.get(name, default)
         if not isinstance(v, bool):
-            raise fail(name, f"{v!r} should be true or false")
+            raise fail(name, f"{_show(v)} should be true or false")
         flags[name] = v
 
     progress = raw.get("progress")
@@ -207,22 +288,22 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
 
     seed = raw.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise fail("seed", f"{seed!r} should be a whole number >= 0")
+        raise fail("seed", f"{_show(seed)} should be a whole number >= 0")
 
     tie_break = raw.get("tie_break", "smallest-ids")
     if tie_break not in TIE_BREAKS:
-        raise fail("tie_break", f"{tie_break!r} should be one of {', '.join(TIE_BREAKS)}")
+        raise fail("tie_break", f"{_show(tie_break)} should be one of {', '.join(TIE_BREAKS)}")
     min_frequency = raw.get("min_frequency", 2)
     if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
-        raise fail("min_frequency", f"{min_frequency!r} should be a whole number >= 1")
+        raise fail("min_frequency", f"{_show(min_frequency)} should be a whole number >= 1")
     max_token_length = raw.get("max_token_length")
     if max_token_length is not None and (isinstance(max_token_length, bool) or not isinstance(max_token_length, int)
                                          or max_token_length < 2):
-        raise fail("max_token_length", f"{max_token_length!r} should be a whole number >= 2, or null")
+        raise fail("max_token_length", f"{_show(max_token_length)} should be a whole number >= 2, or null")
 
     pattern = raw.get("pattern", "gpt4")
     if not isinstance(pattern, str) or not pattern:
-        raise fail("pattern", f"{pattern!r} should be one of {sorted(PATTERNS)} or a regex")
+        raise fail("pattern", f"{_show(pattern)} should be one of {sorted(PATTERNS)} or a regex")
     try:
         pattern = resolve_pattern(pattern)
         check_pattern(pattern)  # it must cover the text, not drop some of it
@@ -231,19 +312,19 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
 
     specials = raw.get("special_tokens") or []
     if not isinstance(specials, list):
-        raise fail("special_tokens", f"{specials!r} should be a list of strings, e.g. [\"<|endoftext|>\"]")
+        raise fail("special_tokens", f"{_show(specials)} should be a list of strings, e.g. [\"<|endoftext|>\"]")
     for k, s in enumerate(specials):
         if not isinstance(s, str) or not s:
-            raise fail(f"special_tokens[{k}]", f"{s!r} should be a non-empty string")
+            raise fail(f"special_tokens[{k}]", f"{_show(s)} should be a non-empty string")
         if "\n" in s or "\r" in s:
-            raise fail(f"special_tokens[{k}]", f"{s!r} contains a line break; special tokens must fit on "
+            raise fail(f"special_tokens[{k}]", f"{_show(s)} contains a line break; special tokens must fit on "
                                                "one line (sources are cut at line breaks)")
         if s in specials[:k]:
-            raise fail(f"special_tokens[{k}]", f"{s!r} is a duplicate of special_tokens[{specials.index(s)}]")
+            raise fail(f"special_tokens[{k}]", f"{_show(s)} is a duplicate of special_tokens[{specials.index(s)}]")
 
     phases_raw = raw.get("phases")
     if not isinstance(phases_raw, list) or not phases_raw:
-        raise fail("phases", f"{phases_raw!r} should be a non-empty list of phases, each with "
+        raise fail("phases", f"{_show(phases_raw)} should be a non-empty list of phases, each with "
                              "name, merges and sources")
     phases = [_parse_phase(p, f"phases[{i}]", i, base_dir, fail) for i, p in enumerate(phases_raw)]
 
@@ -256,21 +337,21 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
 
 def _parse_phase(p, where, i, base_dir, fail) -> Phase:
     if not isinstance(p, dict):
-        raise fail(where, f"{p!r} should be a mapping with name, merges and sources")
+        raise fail(where, f"{_show(p)} should be a mapping with name, merges and sources")
     _unknown(p, PHASE_FIELDS, where + ".", fail)
     name = p.get("name", f"phase {i + 1}")
     if not isinstance(name, str) or not name:
-        raise fail(f"{where}.name", f"{name!r} should be a non-empty string")
+        raise fail(f"{where}.name", f"{_show(name)} should be a non-empty string")
     merges = p.get("merges")
     if merges is None:
         raise fail(f"{where}.merges", "missing; expected how many merges this phase learns, e.g. merges: 30000")
     if isinstance(merges, bool) or not isinstance(merges, int):
-        raise fail(f"{where}.merges", f"{merges!r} should be a whole number >= 0")
+        raise fail(f"{where}.merges", f"{_show(merges)} should be a whole number >= 0")
     if merges < 0:
         raise fail(f"{where}.merges", f"{merges} is negative; expected a whole number >= 0")
     sources_raw = p.get("sources")
     if not isinstance(sources_raw, list) or not sources_raw:
-        raise fail(f"{where}.sources", f"{sources_raw!r}: a phase needs at least one source, "
+        raise fail(f"{where}.sources", f"{_show(sources_raw)}: a phase needs at least one source, "
                                        "e.g. sources: [{path: ./corpus}] or [{file: ./extra.txt}]")
     sources = [_parse_source(s, f"{where}.sources[{k}]", base_dir, fail) for k, s in enumerate(sources_raw)]
     return Phase(name=name, merges=merges, sources=sources)
@@ -278,7 +359,7 @@ def _parse_phase(p, where, i, base_dir, fail) -> Phase:
 
 def _parse_source(s, where, base_dir, fail) -> Source:
     if not isinstance(s, dict):
-        raise fail(where, f"{s!r} should be a mapping: {{path: FOLDER}} or {{file: FILE}}")
+        raise fail(where, f"{_show(s)} should be a mapping: {{path: FOLDER}} or {{file: FILE}}")
     _unknown(s, SOURCE_FIELDS, where + ".", fail)
     kinds = [k for k in ("path", "file") if k in s]
     if len(kinds) != 1:
@@ -286,7 +367,7 @@ def _parse_source(s, where, base_dir, fail) -> Source:
     kind = kinds[0]
     value = s[kind]
     if not isinstance(value, str) or not value:
-        raise fail(f"{where}.{kind}", f"{value!r} should be a path")
+        raise fail(f"{where}.{kind}", f"{_show(value)} should be a path")
     path = _abs(value, base_dir)
     try:
         mode = os.stat(path).st_mode
@@ -319,7 +400,7 @@ def _parse_source(s, where, base_dir, fail) -> Source:
     columns = s.get("columns")
     if columns is not None and (not isinstance(columns, list) or not columns
                                 or not all(isinstance(c, str) and c for c in columns)):
-        raise fail(f"{where}.columns", f"{columns!r} should be a list of parquet column names, e.g. [text] "
+        raise fail(f"{where}.columns", f"{_show(columns)} should be a list of parquet column names, e.g. [text] "
                                        "(or use text_field: text, the newer name)")
     if columns is not None and text_field is not None:
         raise fail(f"{where}.columns", "give text_field or the older columns, not both")
@@ -333,7 +414,8 @@ def _unknown(d, known, prefix, fail):
         if key not in known:
             close = difflib.get_close_matches(str(key), known, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise fail(f"{prefix}{key}", f"unknown field{hint} (known: {', '.join(known)})")
+            raise fail(f"{prefix}{_show(key) if not isinstance(key, str) or len(key) > SHOW_CHARS else key}",
+                       f"unknown field{hint} (known: {', '.join(known)})")
 
 
 def _abs(path, base_dir) -> str:
