@@ -94,14 +94,6 @@ def _template(template) -> ChatTemplate:
     return TEMPLATES[template]
 
 
-def _special(tokenizer, name, template) -> int:
-    if name not in tokenizer.special_tokens:
-        raise ValueError(f"template {template.name!r} needs the special token {name!r}, which this tokenizer "
-                         f"does not have (its special tokens: {sorted(tokenizer.special_tokens)[:6]!r}"
-                         f"{' ...' if len(tokenizer.special_tokens) > 6 else ''})")
-    return tokenizer.special_tokens[name]
-
-
 def _checked(messages) -> list[dict]:
     if isinstance(messages, (str, dict)) or not hasattr(messages, "__iter__"):
         raise ValueError(f"messages must be a list of {{'role', 'content'}} dicts, got {type(messages).__name__}")
@@ -132,6 +124,12 @@ def render_chat(tokenizer, messages, template="plain", add_generation_prompt: bo
     """
     t = _template(template)
     msgs = _checked(messages)
+    needed = list(t.begin) + [v for k, v in t.header if k == "special"] + [t.end_of_turn] * bool(t.end_of_turn)
+    missing = [name for name in needed if name not in tokenizer.special_tokens]
+    if missing:
+        raise ValueError(f"template {t.name!r} needs the special token(s) {missing}, which this tokenizer does "
+                         f"not have (its special tokens: {sorted(tokenizer.special_tokens)[:6]!r}"
+                         f"{' ...' if len(tokenizer.special_tokens) > 6 else ''})")
     ids, mask = [], []  # list[int], list[int]
 
     def text(s, learn):
@@ -146,13 +144,13 @@ def render_chat(tokenizer, messages, template="plain", add_generation_prompt: bo
     def header(role):
         for kind, value in t.header:  # each part its own piece, as Meta's ChatFormat encodes them
             if kind == "special":
-                token(_special(tokenizer, value, t), 0)
+                token(tokenizer.special_tokens[value], 0)
             else:
                 text(value.format(role=role, Role=role.capitalize()), 0)
 
-    eot = special_id(tokenizer, eos, "EOS") if t.end_of_turn is None else _special(tokenizer, t.end_of_turn, t)
+    eot = special_id(tokenizer, eos, "EOS") if t.end_of_turn is None else tokenizer.special_tokens[t.end_of_turn]
     for name in t.begin:
-        token(_special(tokenizer, name, t), 0)
+        token(tokenizer.special_tokens[name], 0)
     if t.default_system is not None and (not msgs or msgs[0]["role"] != "system"):
         msgs = [{"role": "system", "content": t.default_system}] + msgs
     for msg in msgs:
