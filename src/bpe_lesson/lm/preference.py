@@ -69,6 +69,25 @@ def check_shared_prompt(prompt, chosen, rejected) -> None:
                                  f"not {a}; encode the prompt once and append each answer")
 
 
+def pad_sequences(seqs, pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(ids, seq_lengths)``: the sequences padded on the right with ``pad_id`` to the longest one.
+
+    The lengths are recorded, never recounted from the padding (subtle: when the pad
+    id is the end-of-turn id, every real sequence ends in it too).
+
+    >>> pad_sequences([[5, 6, 7], [8]], pad_id=0)
+    (tensor([[5, 6, 7],
+            [8, 0, 0]]), tensor([3, 1]))
+    """
+    seqs = [list(s) for s in seqs]
+    if not seqs or min(map(len, seqs)) < 1:
+        raise ValueError("pad_sequences needs at least one sequence, each of at least one id")
+    ids = torch.full((len(seqs), max(map(len, seqs))), pad_id, dtype=torch.int64)
+    for row, seq in enumerate(seqs):
+        ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.int64)
+    return ids, torch.tensor([len(s) for s in seqs])
+
+
 def pair_batch(pairs, pad_id: int) -> dict:
     """A batch from ``(prompt_ids, chosen_ids, rejected_ids)`` triples, padded on the right.
 
@@ -89,17 +108,16 @@ def pair_batch(pairs, pad_id: int) -> dict:
             check_shared_prompt(prompt, chosen, rejected)
         except ValueError as e:
             raise ValueError(f"pair {k}: {e}") from None
-    width = max(len(s) for _, c, r in pairs for s in (c, r))
-    out = {"prompt_lengths": torch.tensor([len(p) for p, _, _ in pairs])}
-    for side, col in (("chosen", 1), ("rejected", 2)):
-        ids = torch.full((len(pairs), width), pad_id, dtype=torch.int64)
-        mask = torch.zeros((len(pairs), width), dtype=torch.int64)
-        for row, pair in enumerate(pairs):
-            seq = pair[col]
-            ids[row, :len(seq)] = torch.tensor(seq)
-            mask[row, len(pair[0]):len(seq)] = 1  # the answer, end of turn included
-        out[f"{side}_ids"], out[f"{side}_mask"] = ids, mask
-        out[f"{side}_lengths"] = torch.tensor([len(p[col]) for p in pairs])
+    # both sides padded together: one length L for all 2B sequences
+    ids, lengths = pad_sequences([p[1] for p in pairs] + [p[2] for p in pairs], pad_id)
+    prompt_lengths = torch.tensor([len(p) for p, _, _ in pairs])
+    positions = torch.arange(ids.shape[1])
+    out = {"prompt_lengths": prompt_lengths}
+    for side, rows in (("chosen", slice(0, len(pairs))), ("rejected", slice(len(pairs), None))):
+        out[f"{side}_ids"], out[f"{side}_lengths"] = ids[rows], lengths[rows]
+        # the answer, end of turn included: at or past the prompt, before the padding
+        answer = (positions >= prompt_lengths[:, None]) & (positions < lengths[rows][:, None])
+        out[f"{side}_mask"] = answer.long()
     return out
 
 
