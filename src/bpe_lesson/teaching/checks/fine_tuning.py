@@ -25,6 +25,7 @@ import torch
 from ...lm.chat import render_chat
 from ...lm.preference import gather_last, pad_sequences
 from ...lm.rl import reward
+from ...trainer import train
 from . import Generated, _gen, call, check, compare
 
 LLAMA3_SPECIALS = ["<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
@@ -34,7 +35,6 @@ LLAMA3_SPECIALS = ["<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|
 def small_llama3_tokenizer():
     """A 400-token vocabulary trained here, with Llama 3's four chat tokens: fast, and the mask
     does not depend on the vocabulary's size."""
-    from ... import train
     # "\n\n\n" becomes a token: then "\n\n" + "\nx" encoded as one text differs from its pieces
     text = ["user assistant system\n\n\nWhat does BPE stand for?\n\n\n Byte-pair encoding. 中文 émigré 😀"] * 4
     return train(text, 400, special_tokens=LLAMA3_SPECIALS)
