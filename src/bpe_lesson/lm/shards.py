@@ -297,9 +297,9 @@ def check_compatible(manifest: dict, tokenizer=None, config=None) -> list[str]:
         rows, data = get("vocab_size"), manifest["vocab_size"]
         # the one larger size that is fine: the data's rounded up to a multiple of 64 (rows no id reaches)
         if rows != data and not (isinstance(rows, int) and rows == padded_vocab_size(data)):
-            out.append(f"vocab_size: the model config says {rows}, the manifest says {data} (a model may "
-                       f"pad it to {padded_vocab_size(data)}, a multiple of 64; any other size mismatches "
-                       f"the embedding rows the ids index)")
+            padded = padded_vocab_size(data)
+            out.append(f"vocab_size: the model config says {rows}, the manifest says {data}"
+                       + (f" (or {padded}: padded to a multiple of 64)" if padded != data else ""))
         if get("eos_token_id") != manifest["eos_token_id"]:
             out.append(f"eos_token_id: the model config says {get('eos_token_id')}, the manifest says "
                        f"{manifest['eos_token_id']}")
