@@ -35,8 +35,8 @@ def glued(nb):
     for c in nb["cells"]:
         for o in c.get("outputs", []):
             name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name and "text/plain" in o.get("data", {}):
-                out[name] = o["data"]["text/plain"]
+            if name:
+                out[name] = o["data"]["application/papermill.record/text/plain"]
     return out
 
 
