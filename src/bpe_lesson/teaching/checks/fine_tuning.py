@@ -95,6 +95,11 @@ def check_mask(render_llama3, tokenizer=None):
 
 
 def _short_dialog(msgs, width=40):
+    """A dialog as a failure message shows it: (first letter of the role, content), cut at ``width``.
+
+    >>> _short_dialog([{"role": "user", "content": "Hi"}])
+    "[('u', 'Hi')]"
+    """
     r = repr([(m["role"][0], m["content"]) for m in msgs])
     return r if len(r) <= width else r[:width - 4] + " ..."
 
@@ -103,6 +108,11 @@ def _short_dialog(msgs, width=40):
 
 
 def _gather_reference(seqs, pad_id, values):
+    """The package's answer: the padded ids, the lengths, and ``values`` read at each last real token.
+
+    >>> _gather_reference([[5, 6], [7]], 0, [[1.0, 2.0], [3.0, 4.0]])
+    ([[5, 6], [7, 0]], [2, 1], [2.0, 3.0])
+    """
     ids, lengths = pad_sequences(seqs, pad_id)
     return ids.tolist(), lengths.tolist(), gather_last(torch.tensor(values)[:, :ids.shape[1]], lengths).tolist()
 
