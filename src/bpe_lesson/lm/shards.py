@@ -96,6 +96,21 @@ def embedding_rows(tokenizer) -> int:
     return tokenizer.max_token_id + 1
 
 
+def padded_vocab_size(vocab_size: int, multiple: int = 64) -> int:
+    """The embedding rows training code allocates: ``vocab_size`` rounded up to a multiple of ``multiple``.
+
+    GPT-2's 50,257 ids become 50,304 = 786 x 64 rows (nanoGPT), so the matrices of the
+    embedding and the output layer split evenly into the GPU's tiles; the 47 extra
+    rows are never an input and never a target.
+
+    >>> padded_vocab_size(50_257), padded_vocab_size(512), padded_vocab_size(128_256)
+    (50304, 512, 128256)
+    """
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
+        raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
+    return -(-vocab_size // multiple) * multiple
+
+
 def special_id(tokenizer, token: str, what: str = "EOS") -> int:
     """The id of a special token, or an error that lists the tokenizer's special tokens."""
     if token not in tokenizer.special_tokens:
@@ -279,9 +294,15 @@ def check_compatible(manifest: dict, tokenizer=None, config=None) -> list[str]:
                            f"the ids in the shards would mean different text")
     if config is not None:
         get = config.get if isinstance(config, dict) else (lambda k: getattr(config, k, None))
-        for field in ("vocab_size", "eos_token_id"):
-            if get(field) != manifest[field]:
-                out.append(f"{field}: the model config says {get(field)}, the manifest says {manifest[field]}")
+        rows, data = get("vocab_size"), manifest["vocab_size"]
+        # the one larger size that is fine: the data's rounded up to a multiple of 64 (rows no id reaches)
+        if rows != data and not (isinstance(rows, int) and rows == padded_vocab_size(data)):
+            padded = padded_vocab_size(data)
+            out.append(f"vocab_size: the model config says {rows}, the manifest says {data}"
+                       + (f" (or {padded}: padded to a multiple of 64)" if padded != data else ""))
+        if get("eos_token_id") != manifest["eos_token_id"]:
+            out.append(f"eos_token_id: the model config says {get('eos_token_id')}, the manifest says "
+                       f"{manifest['eos_token_id']}")
     return out
 
 

@@ -177,15 +177,30 @@ class SlidingWindowDataset(Dataset):
                 f"tokens, stride {self.stride}, {where})")
 
 
+def loader_seed(seed: int, epoch: int) -> int:
+    """The 64-bit seed of the shuffle for ``(seed, epoch)``, drawn from ``SeedSequence([seed, epoch])``.
+
+    >>> loader_seed(0, 1) != loader_seed(1, 0)
+    True
+    """
+    for name, v in (("seed", seed), ("epoch", epoch)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"{name} must be an int >= 0, got {v!r}")
+    return int(np.random.SeedSequence([int(seed), int(epoch)]).generate_state(1, np.uint64)[0])
+
+
 def make_dataloader(dataset, batch_size: int, seed: int, epoch: int, shuffle: bool = True,
                     drop_last: bool = False, num_workers: int = 0) -> DataLoader:
     """A DataLoader whose order depends only on ``(seed, epoch)``.
 
-    The shuffle draws from a generator seeded with ``seed + epoch``: two runs
-    with the same pair see the same batches, and each epoch has its own order.
+    The shuffle draws from a generator seeded with both numbers,
+    ``numpy.random.SeedSequence([seed, epoch])`` (``loader_seed``): two runs with
+    the same pair see the same batches, each epoch has its own order, and no two
+    pairs share one (subtle: seeding with ``seed + epoch`` gives seed 0's epoch 1
+    the order of seed 1's epoch 0).
     """
     g = torch.Generator()
-    g.manual_seed(seed + epoch)
+    g.manual_seed(loader_seed(seed, epoch))
     return DataLoader(dataset, batch_size=batch_size, shuffle=shuffle, generator=g, drop_last=drop_last,
                       num_workers=num_workers)
 
