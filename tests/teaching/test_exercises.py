@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 import nbformat
 import pytest
 
-from bpe_lesson.teaching.exercises import CHECK_TAG, IGNORE_TAG, SOLUTION_TAG
+from bpe_lesson.teaching.exercises import CHECK_TAG, EXAMPLE_TAG, IGNORE_TAG, SOLUTION_TAG
 
 BOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "book")
 
@@ -51,6 +51,7 @@ def toy_notebook():
         _code("def double(n):\n    return 2 * n", tags=[SOLUTION_TAG]),
         _md("```{solution-end}\n```"),
         _code("assert double(base) == 42\nprint('ok')", tags=[CHECK_TAG], prints="ok\n"),
+        _code("print(double(base + 1))", tags=[EXAMPLE_TAG], prints="44\n"),
         _md("```{exercise} A number\n:label: ex-toy-answer\nSet `answer` to six times seven.\n```"),
         _md("```{solution-start} ex-toy-answer\n:class: dropdown\n```"),
         _code("answer = 6 * 7", tags=[SOLUTION_TAG]),
@@ -122,6 +123,8 @@ def test_stripped_solution_cells_are_stubs_without_outputs(toy):
     assert len(stripped.cells) == len(original.cells)
     solutions = tagged(original, SOLUTION_TAG)
     checks = tagged(original, CHECK_TAG)
+    examples = tagged(original, EXAMPLE_TAG)
+    assert examples
     for i, (a, b) in enumerate(zip(original.cells, stripped.cells)):
         if i in solutions:
             assert "raise NotImplementedError" in b.source
@@ -130,6 +133,9 @@ def test_stripped_solution_cells_are_stubs_without_outputs(toy):
         elif i in checks:  # the check keeps its code, not the output the answer printed
             assert b.source == a.source and a.outputs and b.outputs == []
             assert b.metadata["tags"] == [CHECK_TAG, IGNORE_TAG]
+        elif i in examples:  # the worked example too: its output is what the answer prints
+            assert b.source == a.source and a.outputs and b.outputs == []
+            assert b.metadata["tags"] == [EXAMPLE_TAG, IGNORE_TAG]
         else:
             assert b.source == a.source, f"cell {i} is not a solution cell but was changed"
     # the function stub keeps the signature, so a student knows what to write
@@ -147,6 +153,7 @@ def test_nbval_fails_on_exactly_the_unsolved_exercises_then_passes(toy, tmp_path
     original, path = toy
     sol_double, sol_answer = tagged(original, SOLUTION_TAG)
     check_double, check_answer = tagged(original, CHECK_TAG)
+    (example_double,) = tagged(original, EXAMPLE_TAG)
     stripped = nbformat.read(path, as_version=4)
 
     # three students' copies: nothing solved, the first exercise solved, both solved
@@ -163,7 +170,8 @@ def test_nbval_fails_on_exactly_the_unsolved_exercises_then_passes(toy, tmp_path
 
     # (b) nothing solved: every check fails, and so does the stub that raises on its own;
     #     the normal cells before, between and after the exercises still pass
-    assert failed["unsolved"] == code_cell_names(original, [check_double, sol_answer, check_answer]), out
+    assert failed["unsolved"] == code_cell_names(original, [check_double, example_double, sol_answer,
+                                                            check_answer]), out
     # only the second exercise unsolved: only its cells fail
     assert failed["half"] == code_cell_names(original, [sol_answer, check_answer]), out
     # (c) both solutions back in: nothing fails
@@ -219,8 +227,16 @@ def test_book_chapters_follow_the_exercise_convention(chapter, tmp_path):
     assert len(solutions) >= 2, f"{name}: {len(solutions)} exercise(s); every chapter has at least two"
     changed = [i for i, (a, b) in enumerate(zip(original.cells, stripped.cells)) if a.source != b.source]
     assert changed == solutions, f"{name}: cells {changed} were stubbed, but the solution cells are {solutions}"
-    for i in checks:  # no check cell in the student copy shows what the answer printed
-        assert stripped.cells[i].outputs == [], f"{name}: check cell {i} keeps its outputs"
+    examples = tagged(original, EXAMPLE_TAG)
+    for i in checks + examples:  # no check or example cell in the student copy shows what the answer printed
+        assert stripped.cells[i].outputs == [], f"{name}: check or example cell {i} keeps its outputs"
+    for i in checks:  # the grading prints "ok" per grade call and nothing else: no answer shows in the book
+        printed = "".join(o.get("text", "") for o in original.cells[i].outputs if o.output_type == "stream")
+        assert set(printed.split()) == {"ok"}, (f"{name}: check cell {i} prints {printed!r}; a check prints "
+                                                "only ok (put a worked example in an example cell after it)")
+    for i in examples:  # an example follows its check (or another example)
+        before = original.cells[i - 1].metadata.get("tags", [])
+        assert CHECK_TAG in before or EXAMPLE_TAG in before, f"{name}: example cell {i} follows no check cell"
     for i in solutions:
         assert "raise NotImplementedError" in stripped.cells[i].source
         assert stripped.cells[i].outputs == []
@@ -246,9 +262,9 @@ def test_book_chapters_follow_the_exercise_convention(chapter, tmp_path):
         if i in solutions:
             owner.update((n, i) for n in bound)
             continue
-        if i not in checks:
+        if i not in checks and i not in examples:
             used = {n for n in _names(tree, ast.Load) if n in owner and n not in bound}
             assert not used, (f"{name}: cell {i} uses {sorted(used)}, defined by solution cell(s) "
-                              f"{sorted({owner[n] for n in used})}; only check cells may")
+                              f"{sorted({owner[n] for n in used})}; only check and example cells may")
         for n in bound:
             owner.pop(n, None)

@@ -5,15 +5,19 @@ Convention in ``book/*.ipynb`` (every chapter follows it):
   * its solution is a code cell tagged ``solution``, inside a
     ``{solution-start} LABEL`` / ``{solution-end}`` pair (so it folds away);
   * a *check* code cell tagged ``check`` follows and asserts, so
-    ``pytest --nbval`` fails while the exercise is wrong or missing.
+    ``pytest --nbval`` fails while the exercise is wrong or missing; it prints
+    "ok" and nothing else;
+  * an *example* code cell tagged ``example`` may follow the check: it puts the
+    reader's function to work on the chapter's text (a worked example, kept apart
+    from the grading so the check's output never shows an answer);
   * No other cell uses what a solution cell defines, so an unsolved exercise
     fails its own cells and nothing else.
 
 ``python -m bpe_lesson.teaching.exercises strip book/ student/`` copies every notebook and
 replaces each solution cell by a stub that raises ``NotImplementedError``, with
-its outputs cleared. The check cells keep their code but lose their stored outputs
-too (they would show what the answer prints), and both kinds of cell are tagged
-``nbval-ignore-output``: in the student copy nbval grades an exercise by whether its
+its outputs cleared. The check and example cells keep their code but lose their
+stored outputs too (an example shows what the answer prints), and all three kinds of
+cell are tagged ``nbval-ignore-output``: in the student copy nbval grades an exercise by whether its
 cells raise, and the check's message names the exercise.
 
 What this module does not do: grade anything itself (nbval does), or touch the
@@ -30,6 +34,7 @@ import sys
 
 SOLUTION_TAG = "solution"
 CHECK_TAG = "check"
+EXAMPLE_TAG = "example"
 IGNORE_TAG = "nbval-ignore-output"
 _LABEL = re.compile(r"\{solution-start\}\s+(\S+)")
 
@@ -74,7 +79,7 @@ def strip_notebook(nb: dict) -> tuple[dict, list[str]]:
                 label = m.group(1)
             continue
         tags = cell.get("metadata", {}).get("tags", [])
-        if cell.get("cell_type") != "code" or not {SOLUTION_TAG, CHECK_TAG} & set(tags):
+        if cell.get("cell_type") != "code" or not {SOLUTION_TAG, CHECK_TAG, EXAMPLE_TAG} & set(tags):
             continue
         if SOLUTION_TAG in tags:
             name = label or f"solution-{len(stripped) + 1}"
