@@ -230,10 +230,13 @@ def test_book_chapters_follow_the_exercise_convention(chapter, tmp_path):
     examples = tagged(original, EXAMPLE_TAG)
     for i in checks + examples:  # no check or example cell in the student copy shows what the answer printed
         assert stripped.cells[i].outputs == [], f"{name}: check or example cell {i} keeps its outputs"
-    for i in checks:  # the grading prints "ok" per grade call and nothing else: no answer shows in the book
+    for i in checks:  # a check grades and prints nothing of its own: no answer shows in the book
+        tree = _parse(original.cells[i].source)
+        prints = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "print"]
+        assert not prints, (f"{name}: check cell {i} calls print; a check only grades (put a worked "
+                            "example in an example cell after it)")
         printed = "".join(o.get("text", "") for o in original.cells[i].outputs if o.output_type == "stream")
-        assert set(printed.split()) == {"ok"}, (f"{name}: check cell {i} prints {printed!r}; a check prints "
-                                                "only ok (put a worked example in an example cell after it)")
+        assert printed.endswith("ok\n"), f"{name}: check cell {i} does not end in ok: {printed[-200:]!r}"
     for i in examples:  # an example follows its check (or another example)
         before = original.cells[i - 1].metadata.get("tags", [])
         assert CHECK_TAG in before or EXAMPLE_TAG in before, f"{name}: example cell {i} follows no check cell"
