@@ -407,8 +407,8 @@ class Tokenizer(EncodingSurface, ByteTables):
         array = dtype is not None
 
         def one(text):
-            if array:
-                return self.encode_to_numpy(text, dtype=dtype, allowed_special=allowed_special,
+            if array:  # a batch names encode in its errors, as the compiled batch does
+                return self.encode_to_numpy(as_text(text), dtype=dtype, allowed_special=allowed_special,
                                             disallowed_special=disallowed_special)
             return self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
 
