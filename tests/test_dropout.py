@@ -91,3 +91,17 @@ def test_dropout_keeps_special_tokens(tok):
     ids = tok.encode("hi<|endoftext|>there", allowed_special="all", dropout=1.0, seed=0)
     assert tok.special_tokens["<|endoftext|>"] in ids
     assert tok.decode(ids) == "hi<|endoftext|>there"
+
+
+@pytest.mark.parametrize("word", [b" unbelievable", b"aaaaaa", b" tokenization", b"abab"])
+def test_sampled_distribution_is_the_exact_one(cl100k, word):
+    # the exact distribution is computed by enumeration (teaching.optimal), a second
+    # implementation of the rule; the sampler tries pairs from the best down
+    from bpe_lesson.teaching.optimal import segmentation_probabilities
+    ranks, p, n = cl100k._mergeable_ranks, 0.3, 20_000
+    exact = segmentation_probabilities(word, ranks, p)
+    rng = random.Random(4)
+    seen = Counter(tuple(merge_with_dropout(word, ranks, p, rng)) for _ in range(n))
+    assert set(seen) <= set(exact)
+    distance = sum(abs(seen[s] / n - q) for s, q in exact.items()) / 2  # total variation
+    assert distance < 0.03, (word, distance)

@@ -25,6 +25,7 @@ a file's kind from its content.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import os
@@ -134,7 +135,8 @@ def parquet_text_columns(path, names=None) -> list[str]:
     import pyarrow.parquet as pq
 
     regular_file(path, "source")
-    schema = pq.read_schema(path)
+    with _parquet_errors(path):
+        schema = pq.read_schema(path)
     texty = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
     if names is None:
         if not texty:
@@ -149,6 +151,35 @@ def parquet_text_columns(path, names=None) -> list[str]:
             raise ValueError(f"{path}: column {c!r} holds {schema.field(c).type}, not text (strings); "
                              f"decode it to UTF-8 strings first, or name a string column with text_field")
     return list(names)
+
+
+@contextlib.contextmanager
+def _parquet_errors(path):
+    """pyarrow's errors on a damaged file (a bad footer, a truncated page) name no file:
+    name it, and say what it is not."""
+    import pyarrow as pa
+
+    try:
+        yield
+    except (pa.ArrowException, OSError) as e:
+        raise ValueError(f"{path}: not a readable parquet file ({e})") from None
+
+
+def parquet_texts(path, columns, batch_rows: int = 4096):
+    """Yield ``(row, text)`` for each cell of the text ``columns`` of a parquet file
+    (every string column when ``columns`` is None), row by row, ``batch_rows`` at a
+    time; a null cell is ``""``. A damaged file is refused naming it."""
+    import pyarrow.parquet as pq
+
+    columns = parquet_text_columns(path, columns)
+    row = 0
+    with _parquet_errors(path):
+        for batch in pq.ParquetFile(path).iter_batches(columns=list(columns), batch_size=batch_rows):
+            cells = [c.to_pylist() for c in batch.columns]
+            for k in range(batch.num_rows):
+                for col in cells:
+                    yield row, col[k] or ""
+                row += 1
 
 
 def iter_documents(paths, text_field: str = "text"):
@@ -166,14 +197,8 @@ def iter_documents(paths, text_field: str = "text"):
             for lineno, text in jsonl_texts(path, text_field):
                 yield f"{path}:{lineno}", text
         elif path.endswith(".parquet"):
-            import pyarrow.parquet as pq
-
-            column = parquet_text_columns(path, [text_field])[0]
-            row = 0
-            for batch in pq.ParquetFile(path).iter_batches(columns=[column], batch_size=4096):
-                for text in batch.column(0).to_pylist():
-                    yield f"{path}[row {row}]", text or ""
-                    row += 1
+            for row, text in parquet_texts(path, [text_field]):
+                yield f"{path}[row {row}]", text
         else:
             yield path, _utf8(read_bytes(path, what="source"), path)
 

@@ -45,3 +45,42 @@ def test_verify_refuses_an_edited_document_count(tmp_path):
     m["documents"] = 8
     (out / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
     assert verify(str(out)) == ["manifest.json: documents: says 8, the shards hold 7 EOS-ended documents"]
+
+
+def damaged_parquets(folder):
+    """A file that only looks like parquet, a truncated one, and one with its middle
+    overwritten: pyarrow's own errors for these name no file."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    good = folder / "good.parquet"
+    pq.write_table(pa.table({"text": [f"document {i} " * 20 for i in range(2000)]}), good,
+                   compression="none", row_group_size=500)
+    data = good.read_bytes()
+    out = {"garbage.parquet": b"PAR1 not a parquet file PAR1",
+           "truncated.parquet": data[: len(data) // 2],
+           "overwritten.parquet": data[:4] + b"\xff" * (len(data) - 8 - 2000) + data[-(4 + 2000):]}
+    for name, content in out.items():
+        (folder / name).write_bytes(content)
+    return sorted(out)
+
+
+def test_a_damaged_parquet_is_named_by_every_reader(tmp_path):
+    # before: ArrowInvalid "Parquet file size is 27 bytes, ..." naming no file
+    from bpe_lesson import read_documents
+    from bpe_lesson.scale.config import load_config
+    from bpe_lesson.scale.phases import train_from_config
+
+    for name in damaged_parquets(tmp_path):
+        path = str(tmp_path / name)
+        with pytest.raises(ValueError, match=f"{name}: not a readable parquet file"):
+            list(read_documents(path))
+        with pytest.raises(ValueError, match=f"{name}: not a readable parquet file"):
+            pack([path], Tokenizer([], pattern="gpt2", special_tokens={"<|endoftext|>": 256}),
+                 str(tmp_path / f"out_{name}"))
+        config = tmp_path / f"{name}.yaml"
+        config.write_text(f"output: {tmp_path}/t_{name}.tiktoken\n"
+                          f"phases: [{{name: a, merges: 3, sources: [{{file: {path}}}]}}]\n")
+        with pytest.raises(ValueError, match=f"{name}: not a readable parquet file"):
+            train_from_config(load_config(str(config)), write=False)
+        assert not (tmp_path / f"t_{name}.tiktoken").exists()

@@ -41,7 +41,7 @@ import os
 import re
 
 from .._files import regular_file
-from ..documents import SUFFIXES, expand_sources, jsonl_texts, parquet_text_columns
+from ..documents import SUFFIXES, expand_sources, jsonl_texts, parquet_texts
 from ..patterns import GPT2_PATTERN, GPT4_PATTERN, safe_cut
 
 BLOCK_BYTES = 1 << 20  # read files this much at a time
@@ -163,12 +163,8 @@ def parquet_units(path, cut: re.Pattern, columns=None, batch_rows: int = 1024):
     """Stream the text columns of a parquet file (every string column unless ``columns``
     names some), ``batch_rows`` rows at a time; each non-empty cell is a document.
     A column that is not text (binary, numbers) is refused naming the file and the column."""
-    import pyarrow.parquet as pq
-
-    columns = parquet_text_columns(path, columns)
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=list(columns)):
-        yield from _document_units((t for column in batch.columns for t in column.to_pylist()), cut,
-                                   batch_docs=1 << 62)
+    yield from _document_units((text for _, text in parquet_texts(path, columns, batch_rows)), cut,
+                               batch_docs=1 << 62)
 
 
 def jsonl_units(path, cut: re.Pattern, text_field: str = "text"):
