@@ -259,8 +259,9 @@ def test_an_exported_folder_pads_a_batch_with_auto_tokenizer(tmp_path, prose_doc
     from transformers import AutoTokenizer
 
     tok = bpe_lesson.train(prose_docs[:20], 400, pattern="gpt4", special_tokens=["<|endoftext|>", "<|pad|>"])
-    save_huggingface(tok, tmp_path)
-    hf = AutoTokenizer.from_pretrained(str(tmp_path))
+    folder = str(tmp_path / "new" / "hf_tok") + "/"  # a path ending in "/" is a folder, made if missing
+    assert save_huggingface(tok, folder) == folder + "tokenizer.json"
+    hf = AutoTokenizer.from_pretrained(folder)
     assert (hf.eos_token, hf.pad_token) == ("<|endoftext|>", "<|pad|>")
     assert hf.pad_token_id == tok.special_tokens["<|pad|>"]
     texts = ["a short one", "a somewhat longer text, with more words in it"]

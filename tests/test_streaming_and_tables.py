@@ -64,6 +64,30 @@ def test_a_stream_is_lazy():
     assert len(consumed) == -(-HOLD // width), f"{len(consumed)} lines were read before the first id"
 
 
+def test_a_streams_memory_does_not_grow_with_the_text(backend, stdlib_docs):
+    # tracemalloc's peak while the ids are consumed and dropped: the text held is about
+    # 2 * HOLD characters (and one stretch's ids), whether the file has 1 or 4 copies
+    import tracemalloc
+
+    tok = from_pretrained("cl100k_base")
+    tok.backend = backend
+    code = "".join(stdlib_docs)
+    lines = (code * (1 + (2 << 20) // len(code)))[: 2 << 20].splitlines(keepends=True)  # 2 MB of code
+    tok.encode("".join(lines))  # warm the chunk caches: what they hold is not the stream's
+    peaks = {}
+    for copies in (1, 4):
+        tracemalloc.start()
+        try:
+            n = sum(1 for _ in tok.encode_iterable(line for _ in range(copies) for line in lines))
+            peaks[copies] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert n == copies * len(tok.encode("".join(lines)))
+    text_bytes = 4 * len("".join(lines))  # the 4-copy text as one string: 8 MB
+    assert peaks[4] < 1.5 * peaks[1] + 256 * 1024, peaks
+    assert peaks[4] < text_bytes / 4, (peaks, text_bytes)  # about 1 MB: one stretch and its ids
+
+
 @pytest.mark.parametrize("hold", [1, 7, 100])
 def test_stretches_cut_where_the_rule_says_at_any_hold(pair, backend, stdlib_docs, hold):
     """With a small hold, the stream is cut at many safe cuts, and the ids are still tiktoken's."""

@@ -292,7 +292,8 @@ def save_huggingface(tok: Tokenizer, path, eos_token=None, bos_token=None, pad_t
                      model_max_length=None) -> str:
     """Write ``tok`` as a ``tokenizer.json`` (atomically) and return the path written.
 
-    ``path`` is the file, or an existing folder to write ``tokenizer.json`` into;
+    ``path`` is the file, or a folder to write ``tokenizer.json`` into (an existing
+    one, or a path ending in "/", made if missing);
     into a folder go ``tokenizer_config.json`` and ``special_tokens_map.json`` too,
     naming the EOS, BOS, PAD and UNK tokens (``special_roles``: the ones given,
     else the usual names), so ``transformers.AutoTokenizer.from_pretrained(folder)``
@@ -302,8 +303,9 @@ def save_huggingface(tok: Tokenizer, path, eos_token=None, bos_token=None, pad_t
     from tokenizers import Tokenizer as HFTokenizer
 
     path = os.fspath(path)
-    folder = os.path.isdir(path)
+    folder = os.path.isdir(path) or path.endswith(("/", os.sep))  # "hf_tok/": a folder, made if missing
     if folder:
+        os.makedirs(path, exist_ok=True)
         roles = special_roles(tok, eos_token=eos_token, bos_token=bos_token, pad_token=pad_token,
                               unk_token=unk_token)
         path = os.path.join(path, "tokenizer.json")

@@ -63,6 +63,7 @@ import yaml
 
 from .._backend import CORES
 from .._dask import check_address
+from ..documents import STDIN
 from ..incremental import TIE_BREAKS
 from ..patterns import PATTERNS, check_pattern, resolve_pattern
 from .._files import file_kind, read_bytes
@@ -327,6 +328,13 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
         raise fail("phases", f"{_show(phases_raw)} should be a non-empty list of phases, each with "
                              "name, merges and sources")
     phases = [_parse_phase(p, f"phases[{i}]", i, base_dir, fail) for i, p in enumerate(phases_raw)]
+    stdin = [f"phases[{i}].sources[{k}]" for i, ph in enumerate(phases) for k, src in enumerate(ph.sources)
+             if src.path == STDIN]
+    if len(stdin) > 1:
+        raise fail(stdin[1] + ".file", f"standard input can be read once; it is already the source {stdin[0]}")
+    if stdin and engine == "dask":
+        raise fail(stdin[0] + ".file", "standard input cannot be shared out to Dask workers; "
+                                       "write it to a file first, or use engine: local")
 
     return Config(output=_abs(output, base_dir), phases=phases, working_set_mb=ws, threads=threads,
                   verbose=flags["verbose"], pattern=pattern, hardcoded_merges=flags["hardcoded_merges"],
@@ -368,6 +376,12 @@ def _parse_source(s, where, base_dir, fail) -> Source:
     value = s[kind]
     if not isinstance(value, str) or not value:
         raise fail(f"{where}.{kind}", f"{_show(value)} should be a path")
+    text_field, pattern = s.get("text_field"), s.get("glob")
+    if value == STDIN:
+        if kind != "file" or text_field is not None or pattern is not None or "columns" in s:
+            raise fail(f"{where}.{kind}", "- (standard input) is read as one UTF-8 text: "
+                                          "give it as `file: \"-\"` with no text_field, columns or glob")
+        return Source(kind="file", path=STDIN, files=[STDIN], columns=None, text_field=None, glob=None)
     path = _abs(value, base_dir)
     try:
         mode = os.stat(path).st_mode
@@ -375,7 +389,6 @@ def _parse_source(s, where, base_dir, fail) -> Source:
         raise fail(f"{where}.{kind}", f"{value} does not exist (looked for {path})") from None
     except OSError as e:
         raise fail(f"{where}.{kind}", f"{value}: cannot read it ({e.strerror or e})") from None
-    text_field, pattern = s.get("text_field"), s.get("glob")
     if text_field is not None and (not isinstance(text_field, str) or not text_field):
         raise fail(f"{where}.text_field", f"{text_field!r} should be the name of the .jsonl field or parquet "
                                           "column that holds the text, e.g. text_field: text")

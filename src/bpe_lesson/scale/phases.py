@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from .._backend import PARALLEL_MIN_BYTES
 from .._progress import check_progress, progress_bar
+from ..documents import STDIN
 from ..hardcoded import hardcoded_merges
 from ..tokenizer import Tokenizer
 from ..trainer import get_trainer
@@ -135,7 +136,8 @@ def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_inter
 
     t0 = time.perf_counter()
     files = [(path, source.columns) for source in phase.sources for path in source.files]
-    size = sum(os.path.getsize(path) for path, _ in files)  # on disk: parquet is compressed, a guess
+    # on disk: parquet is compressed, a guess; standard input has no size (read it with one process)
+    size = sum(os.path.getsize(path) for path, _ in files if path != STDIN)
     processes = cfg.processes if size >= PARALLEL_MIN_BYTES else 1
     pool = CountingPool(processes, cfg.pattern, cfg.special_tokens) if processes > 1 else None
     try:
@@ -144,7 +146,7 @@ def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_inter
         reservoir = Reservoir(int(cfg.working_set_mb * MB), seed=seed)
         cut = cut_regex(cfg.pattern)
         sent = sent_held = 0  # units (and their budget bytes) already given to the workers
-        all_text = all(not path.endswith((".parquet", ".jsonl")) for path, _ in files)  # else no total
+        all_text = all(not path.endswith((".parquet", ".jsonl")) and path != STDIN for path, _ in files)
         with progress_bar(progress, total=size if all_text else None, desc=f"phase {phase.name}: reading",
                           unit="B", unit_scale=True) as bar:
             for path, columns in files:

@@ -37,11 +37,13 @@ holds and how a ``.jsonl`` line or a parquet row becomes a document is
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import re
+import sys
 
 from .._files import regular_file
-from ..documents import SUFFIXES, expand_sources, jsonl_texts, parquet_texts
+from ..documents import STDIN, SUFFIXES, expand_sources, jsonl_texts, parquet_texts
 from ..patterns import GPT2_PATTERN, GPT4_PATTERN, safe_cut
 
 BLOCK_BYTES = 1 << 20  # read files this much at a time
@@ -102,7 +104,8 @@ def _force_cut(data: bytes) -> int:
 
 
 def text_units(path, cut: re.Pattern):
-    """Stream a UTF-8 text file as units, never holding more than a block and a unit.
+    """Stream a UTF-8 text file (``"-"``: standard input) as units, never holding more
+    than a block and a unit.
 
     >>> import pathlib, tempfile; p = pathlib.Path(tempfile.mkdtemp(), "a.txt")
     >>> _ = p.write_bytes(b"a\\nb\\nc")
@@ -112,7 +115,10 @@ def text_units(path, cut: re.Pattern):
     carry, carry_alone = b"", 1  # the carry starts at the file's start
     check = codecs.getincrementaldecoder("utf-8")()  # the UTF-8 check, across block edges
     offset = 0  # of this block in the file
-    with open(path, "rb") as f:
+    stdin = str(path) == STDIN
+    if stdin:
+        path = "<stdin>"  # the name in messages
+    with (contextlib.nullcontext(sys.stdin.buffer) if stdin else open(path, "rb")) as f:
         while True:
             block = f.read(BLOCK_BYTES)
             pending = len(check.getstate()[0])  # bytes of a character cut by the last block's end
@@ -164,7 +170,7 @@ def parquet_units(path, cut: re.Pattern, columns=None, batch_rows: int = 1024):
     names some), ``batch_rows`` rows at a time; each non-empty cell is a document.
     A column that is not text (binary, numbers) is refused naming the file and the column."""
     yield from _document_units((text for _, text in parquet_texts(path, columns, batch_rows)), cut,
-                               batch_docs=1 << 62)
+                               batch_docs=batch_rows)
 
 
 def jsonl_units(path, cut: re.Pattern, text_field: str = "text"):
@@ -184,5 +190,6 @@ def stream_units(path, cut: re.Pattern, columns=None, text_field=None):
         return parquet_units(path, cut, columns)
     if path.endswith(".jsonl"):
         return jsonl_units(path, cut, text_field or (columns[0] if columns else "text"))
-    regular_file(path, "source")
+    if path != STDIN:
+        regular_file(path, "source")
     return text_units(path, cut)

@@ -1,0 +1,89 @@
+"""Streaming: ``encode_iterable`` over a file's lines against ``encode`` of the whole text,
+speed and memory, ids checked equal.
+
+How to run (from the repository root, with the project's environment active):
+
+    python benchmarks/streaming.py                    # 50 MB of stdlib code, GPT-4's vocabulary
+    python benchmarks/streaming.py stdlib:5MB --rounds 5
+
+CORPUS (``_corpus.py``) is written once to a temporary file. Timed, the median over
+``--rounds``, the two shapes in turn, on the compiled backend, one thread:
+
+- ``whole``: read the file into one string, ``tok.encode(text)``;
+- ``stream``: ``sum(1 for _ in tok.encode_iterable(open(path)))``, the file read line
+  by line and the ids consumed as they come (nothing holds all of them).
+
+Memory, measured apart from the timing (tracemalloc, the peak of Python allocations
+while the call runs, ids not kept): ``whole`` holds the text and the list of ids;
+``stream`` holds about twice ``streaming.HOLD`` characters and one stretch's ids.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _corpus  # noqa: E402
+
+from bpe_lesson import Tokenizer  # noqa: E402
+
+
+def whole(tok, path):
+    with open(path, encoding="utf-8") as f:
+        return len(tok.encode(f.read()))
+
+
+def stream(tok, path):
+    with open(path, encoding="utf-8") as f:
+        return sum(1 for _ in tok.encode_iterable(f))
+
+
+def peak_mb(fn, *args) -> float:
+    tracemalloc.start()
+    try:
+        fn(*args)
+        return tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("corpus", nargs="?", default="stdlib:50MB")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--vocab", default="cl100k_base")
+    args = ap.parse_args()
+    docs = _corpus.load_corpus(args.corpus)
+    text = "".join(docs).replace("<|endoftext|>", "")
+    tok = Tokenizer.from_tiktoken(args.vocab)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "corpus.txt")
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        mb = os.path.getsize(path) / 1e6
+        with open(path, encoding="utf-8", newline="") as f:
+            want = tok.encode(f.read())
+        with open(path, encoding="utf-8", newline="") as f:
+            assert list(tok.encode_iterable(f)) == want, "the stream's ids differ from encode's"
+        times = {"whole": [], "stream": []}
+        for _ in range(args.rounds):
+            for name, fn in (("whole", whole), ("stream", stream)):
+                t = time.perf_counter()
+                fn(tok, path)
+                times[name].append(time.perf_counter() - t)
+        peaks = {name: peak_mb(fn, tok, path) for name, fn in (("whole", whole), ("stream", stream))}
+    print(f"{mb:.1f} MB, {len(want):,} ids ({args.vocab}); medians of {args.rounds} rounds")
+    base = statistics.median(times["whole"])
+    for name in ("whole", "stream"):
+        s = statistics.median(times[name])
+        print(f"{name:>7}: {s:7.3f} s  {mb / s:6.1f} MB/s  {s / base:5.2f}x whole"
+              f"   peak Python memory {peaks[name]:8.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
