@@ -39,7 +39,7 @@ def test_train_options():
 def test_pack_options():
     args = parse("pack", "a.jsonl", "docs/", "--tokenizer", "tok.json", "--out", "shards")
     assert args == {"command": "pack", "sources": ["a.jsonl", "docs/"], "tokenizer": "tok.json", "out": "shards",
-                    "shard_tokens": 50_000_000, "eos": "<|endoftext|>", "pad": None, "text_field": "text",
+                    "shard_tokens": 50_000_000, "eos": None, "pad": None, "text_field": "text",
                     "processes": None, "engine": "local", "scheduler": None, "overwrite": False, "quiet": False,
                     "glob": None}
     args = parse("pack", "b.parquet", "--tokenizer", "t.tiktoken", "--out", "o", "--shard-tokens", "1000",

@@ -359,3 +359,26 @@ def test_pack_takes_a_model_name_and_a_tokenizer_object(tmp_path, prose_docs):
     assert read_all(str(tmp_path / "by_object"))[0].tolist() == want
     with pytest.raises(FileNotFoundError):
         pack([src], "no_such_model", str(tmp_path / "nothing"), progress=False)
+
+
+def test_the_default_eos_is_the_models_own(tmp_path, prose_docs):
+    """Llama 3 has no <|endoftext|>: by name, pack ends each document with <|end_of_text|>,
+    the id llama-models' own tokenizer gives it (and the HF export's EOS)."""
+    from llama_models.llama3.tokenizer import Tokenizer as LlamaTokenizer
+
+    llama = LlamaTokenizer.get_instance()
+    docs = prose_docs[:3]
+    src = write_jsonl(tmp_path / "docs.jsonl", docs)
+    assert cli_main(["pack", src, "--tokenizer", "llama3", "--out", str(tmp_path / "l3"), "--quiet"]) == 0
+    want = [i for d in docs for i in llama.encode(d, bos=False, eos=False) + [llama.eos_id]]
+    assert llama.eos_id == 128001  # <|end_of_text|>
+    assert read_all(str(tmp_path / "l3"))[0].tolist() == want
+
+
+def test_a_missing_eos_lists_a_few_special_tokens_not_all(tmp_path, prose_docs):
+    src = write_jsonl(tmp_path / "docs.jsonl", prose_docs[:2])
+    with pytest.raises(ValueError) as e:
+        pack([src], "llama3", str(tmp_path / "l3"), eos="<|endoftext|>", progress=False)
+    message = str(e.value)
+    assert "'<|begin_of_text|>'" in message and "... and 248 more]" in message
+    assert len(message) < 500

@@ -54,6 +54,7 @@ from .._dask import dask_client
 from .._files import atomic_write
 from .._progress import check_progress, progress_bar
 from ..documents import STDIN, expand_sources, iter_documents
+from ..interop.huggingface import special_roles
 from ..interop.pretrained import ALIASES, from_pretrained
 from ..interop.pretrained import NAMES as PRETRAINED_NAMES
 from ..tokenizer import Tokenizer
@@ -260,7 +261,7 @@ def _start_or_resume(out_dir, settings: dict, overwrite: bool) -> dict:
 
 
 # ---- pack -----------------------------------------------------------------------
-def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, eos: str = DEFAULT_EOS,
+def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, eos: str | None = None,
          pad: str | None = None, text_field: str = "text", processes: int | None = None,
          overwrite: bool = False, progress: bool | None = None, engine: str = "local", scheduler: str | None = None,
          glob: str | None = None) -> dict:
@@ -284,6 +285,10 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     line), ``.parquet`` (the column ``text_field``), a folder (its files of those
     kinds, or those matching ``glob``), ``"-"`` for standard input (a run that
     reads it cannot be resumed: the stream is gone).
+
+    ``eos``: the special token after every document; ``None``: the tokenizer's own
+    end-of-text token, as the Hugging Face export names it (``<|endoftext|>``,
+    else ``<|end_of_text|>`` for Llama 3, ``<|im_end|>``, ``</s>``, ...).
     """
     check_progress(progress)
     if engine not in ("local", "dask"):
@@ -322,6 +327,8 @@ def _pack_here(sources, tok_path, out_dir, shard_tokens, eos, pad, text_field, p
                engine, scheduler, glob=None) -> dict:
     """``pack`` once the folder is locked and the tokenizer is a file."""
     tok = load_tokenizer(tok_path)
+    if eos is None:
+        eos = special_roles(tok).get("eos_token", DEFAULT_EOS)  # none of the usual names: say so below
     eos_id = special_id(tok, eos, "EOS")
     pad_id = None if pad is None else special_id(tok, pad, "PAD")
     vocab_size = embedding_rows(tok)
@@ -500,7 +507,8 @@ def add_pack_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="folder for the shards and manifest.json")
     p.add_argument("--shard-tokens", type=int, default=DEFAULT_SHARD_TOKENS,
                    help=f"most ids per shard (default {DEFAULT_SHARD_TOKENS:,})")
-    p.add_argument("--eos", default=DEFAULT_EOS, help=f"special token appended after every document (default {DEFAULT_EOS})")
+    p.add_argument("--eos", default=None, help=f"special token appended after every document (default: the "
+                                               f"tokenizer's end-of-text token, {DEFAULT_EOS} when it has one)")
     p.add_argument("--pad", default=None, help="special token recorded as pad_token_id (default: none)")
     p.add_argument("--text-field", default="text", help="the text field of .jsonl lines / parquet rows (default: text)")
     p.add_argument("--glob", default=None, metavar="PATTERN",

@@ -114,8 +114,10 @@ def padded_vocab_size(vocab_size: int, multiple: int = 64) -> int:
 def special_id(tokenizer, token: str, what: str = "EOS") -> int:
     """The id of a special token, or an error that lists the tokenizer's special tokens."""
     if token not in tokenizer.special_tokens:
+        names = sorted(tokenizer.special_tokens)
+        shown = repr(names[:8])[:-1] + (f", ... and {len(names) - 8} more]" if len(names) > 8 else "]")
         raise ValueError(f"the tokenizer has no special token {token!r} to use as {what} (its special tokens: "
-                         f"{sorted(tokenizer.special_tokens)!r}); train it with special_tokens=[{token!r}] "
+                         f"{shown}); train it with special_tokens=[{token!r}] "
                          f"or name one of its special tokens with --{what.lower()}")
     return tokenizer.special_tokens[token]
 
