@@ -346,6 +346,27 @@ def test_counting_on_workers_while_reading_changes_nothing(corpus, budget_mb, mo
     assert parallel.sampled == (budget_mb < 1)  # with sampling, the early counts are dropped, the sample recounted
 
 
+def test_text_let_go_that_overflows_after_all_is_read_again(tmp_path, monkeypatch):
+    # 60 KB of two-byte lines: a quarter of the 0.25 MB budget on disk, but each line is a unit
+    # that costs ~50 bytes of objects, so they overflow it. The workers had them and the
+    # reader had let them go: it reads again, holding them, and samples as one process does.
+    lines = "".join(f"{'abcdefghij'[i % 10]}{'klmnopq'[i % 7]}\n" for i in range(30_000))
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lines.txt").write_text(lines)
+    cfg = parse_config({"output": str(tmp_path / "t.tiktoken"), "hardcoded_merges": False, "threads": 2,
+                        "working_set_mb": 0.25, "phases": [{"merges": 40, "sources": [{"path": str(tmp_path / "src")}]}]})
+    serial = quiet(cfg, write=False).phases[0]  # one process: never lets a unit go
+    passes = []
+    read = phases_mod._read_and_count
+    monkeypatch.setattr(phases_mod, "_read_and_count", lambda *a, **k: passes.append(k["forget"]) or read(*a, **k))
+    monkeypatch.setattr(phases_mod, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(phases_mod, "TASK_BYTES", 10_000)
+    again = quiet(cfg, write=False).phases[0]
+    assert passes == [True, False]  # let go, overflowed, read again
+    assert serial.sampled and again.sampled and again.units_held == serial.units_held < 30_000
+    assert again.merges == serial.merges
+
+
 def test_a_sampled_phase_trains_on_about_the_budget(corpus, tmp_path):
     budget_mb = 0.05
     cfg = parse_config(make_config(corpus["root"], working_set_mb=budget_mb,

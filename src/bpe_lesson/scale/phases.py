@@ -131,14 +131,43 @@ def _never_interrupted():
     pass
 
 
-def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_interrupt=None):
-    """Stream, sample and count one phase here: ``(counts, report fields, seconds reading)``."""
+class _Overflow(Exception):
+    """Text let go once counted did not fit the budget after all: read it again (``count_local``)."""
 
+
+def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_interrupt=None):
+    """Stream, sample and count one phase here: ``(counts, report fields, seconds reading)``.
+
+    The units the workers have counted are held only for the case where the budget
+    overflows: the sample is then drawn from them. When the sources are text files
+    (their size on disk is their text's) that fill at most half the budget, they are
+    let go as soon as the workers have them, so the text is not in memory at the
+    peak (50 MB of code: 173 MB peak before, see ``benchmarks/train_config.py``);
+    should they overflow all the same (many tiny units), the phase is read again,
+    holding them, and the sample is the one it would have been.
+    """
+    files = [path for source in phase.sources for path in source.files]
+    size = sum(os.path.getsize(path) for path in files if path != STDIN)
+    plain = all(path != STDIN and not path.endswith(".parquet") for path in files)  # .jsonl: file >= text
+    if plain and size <= cfg.working_set_mb * MB / 2 and _processes(cfg, size) > 1:
+        try:
+            return _read_and_count(cfg, phase, seed, progress, check_interrupt, forget=True)
+        except _Overflow:
+            pass  # subtle: nothing kept from that pass; the one below starts from the same seed
+    return _read_and_count(cfg, phase, seed, progress, check_interrupt, forget=False)
+
+
+def _processes(cfg: Config, size: int) -> int:
+    return cfg.processes if size >= PARALLEL_MIN_BYTES else 1
+
+
+def _read_and_count(cfg: Config, phase: Phase, seed: int, progress, check_interrupt, forget: bool):
+    """``count_local``'s one pass; ``forget``: let counted units go, raise ``_Overflow`` if sampling."""
     t0 = time.perf_counter()
     files = [(path, source.columns) for source in phase.sources for path in source.files]
     # on disk: parquet is compressed, a guess; standard input has no size (read it with one process)
     size = sum(os.path.getsize(path) for path, _ in files if path != STDIN)
-    processes = cfg.processes if size >= PARALLEL_MIN_BYTES else 1
+    processes = _processes(cfg, size)
     pool = CountingPool(processes, cfg.pattern, cfg.special_tokens) if processes > 1 else None
     try:
         # 1. stream every source into the memory budget; while everything still fits, the
@@ -156,8 +185,12 @@ def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_inter
                     seen = reservoir.bytes_seen
                     reservoir.offer(units, alone)
                     bar.update(reservoir.bytes_seen - seen)
+                    if forget and reservoir.sampling:
+                        raise _Overflow
                     if pool is not None and not reservoir.sampling and reservoir.held - sent_held >= TASK_BYTES:
                         pool.submit(reservoir.units[sent:], reservoir.alone[sent:])
+                        if forget:
+                            reservoir.forget()  # the workers have them
                         sent, sent_held = len(reservoir.units), reservoir.held
         t1 = time.perf_counter()
         # 2. count the chunks of what we kept (map on workers, reduce here), then let the text go
@@ -174,7 +207,7 @@ def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_inter
         if pool is not None:
             pool.close()
     report_args = dict(bytes_read=reservoir.bytes_seen, units_read=reservoir.seen, bytes_held=reservoir.text_bytes,
-                       units_held=len(reservoir.units), sampled=reservoir.sampling)
+                       units_held=reservoir.units_held, sampled=reservoir.sampling)
     del reservoir
     return counts, report_args, t1 - t0
 

@@ -63,12 +63,32 @@ class Reservoir:
         self.bytes_seen = 0  # their text bytes
         self.skipped = 0  # units larger than the whole budget, never held
         self.sampling = False  # True once the units stopped fitting
+        self.forgotten = 0  # units let go by ``forget`` (their bytes still count in ``held``)
         self._rng = random.Random(seed)
 
     @property
     def text_bytes(self) -> int:
         """The text bytes held (without the per-unit overhead)."""
-        return self.held - UNIT_OVERHEAD * len(self.units)
+        return self.held - UNIT_OVERHEAD * self.units_held
+
+    @property
+    def units_held(self) -> int:
+        """The units held, with those let go by ``forget``."""
+        return len(self.units) + self.forgotten
+
+    def forget(self) -> None:
+        """Let the units held go, their bytes still counted against the budget: for a
+        caller that has counted them already and reads the text again, from the
+        start, should the budget overflow (there is no sample to draw without them).
+
+        >>> r = Reservoir(budget_bytes=1000); r.offer([b"ab", b"c"], bytearray(2)); r.forget()
+        >>> r.units, r.units_held, r.text_bytes
+        ([], 2, 3)
+        """
+        if self.sampling:
+            raise RuntimeError("a sampling reservoir cannot forget its units: they are the sample")
+        self.forgotten += len(self.units)
+        self.units, self.alone = [], bytearray()
 
     def offer(self, units, alone) -> None:
         """Offer a batch of units (and their 0/1 flags), in stream order."""
