@@ -23,7 +23,7 @@ NO_EXAMPLE = {
     "bpe_lesson.interop": "a package of submodules",
     "bpe_lesson._unicode_data": "generated data; tests/test_unicode_classes.py checks it against tiktoken",
 }
-COMPILED = {"bpe_lesson._incremental", "bpe_lesson._encoder"}
+COMPILED = {"bpe_lesson._compiled._native"}
 CORE = {"regex", "tqdm", "yaml", "numpy"}  # pyproject's dependencies: never optional
 
 

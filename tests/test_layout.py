@@ -4,7 +4,8 @@ Each module of ``src/bpe_lesson`` is parsed with ``ast`` (the .pyx/.pxi files
 by their ``from .x import`` lines) and its imports of package modules become
 the edges of a graph. Checked here:
   * the graph has no cycle;
-  * no module of the core (the flat top level) imports a subpackage, by an
+  * no module of the core (the flat top level, and the folders that are the core's
+    own insides: ``CORE_FOLDERS``) imports a subpackage, by an
     import statement or by naming one of its modules in a string (for
     ``importlib``), except the command line, which dispatches to each part's
     subcommand;
@@ -25,6 +26,8 @@ import bpe_lesson
 ROOT = os.path.dirname(bpe_lesson.__file__)
 HEAVY = ("torch", "matplotlib", "tqdm")
 # core modules allowed to name subpackage modules, and why
+# folders that belong to the core (the core imports them), and why
+CORE_FOLDERS = {"bpe_lesson._compiled": "the compiled twin of the core's encoder and trainer"}
 DISPATCHERS = {"bpe_lesson.cli": "the bpe-lesson command runs each part's subcommand by module name",
                "bpe_lesson": "the package's face re-exports from_pretrained (interop imports only the core, "
                              "so no cycle; test_the_import_graph_has_no_cycle checks it)"}
@@ -125,8 +128,8 @@ def test_imports_in_reads_each_form():
     assert sorted(imports_in("from ..lm import pack\nfrom .. import chunks\nfrom . import counting\n",
                              "bpe_lesson.scale.x")) == [
         ("bpe_lesson.chunks", False), ("bpe_lesson.lm.pack", False), ("bpe_lesson.scale.counting", False)]
-    assert imports_in("from .ranks import vocab_from_merges\ninclude \"_scanners.pxi\"\n",
-                      "bpe_lesson._incremental", cython=True) == [("bpe_lesson.ranks", False)]
+    assert imports_in("from ..ranks import vocab_from_merges\ninclude \"_scanners.pxi\"\n",
+                      "bpe_lesson._compiled._incremental", cython=True) == [("bpe_lesson.ranks", False)]
 
 
 def graph():
@@ -134,18 +137,22 @@ def graph():
 
 
 def is_core(name):
-    return name == "bpe_lesson" or (name.count(".") == 1 and not MODULES[name][1])
+    return (name == "bpe_lesson" or (name.count(".") == 1 and not MODULES[name][1])
+            or any(name == f or name.startswith(f + ".") for f in CORE_FOLDERS))
 
 
 def test_every_part_is_found():
     # a check on the checker: it sees the core, each subpackage and the compiled sources
-    for name in ["bpe_lesson", "bpe_lesson.tokenizer", "bpe_lesson._incremental", "bpe_lesson._scanners",
+    for name in ["bpe_lesson", "bpe_lesson.tokenizer", "bpe_lesson._compiled._native",
+                 "bpe_lesson._compiled._incremental", "bpe_lesson._compiled._scanners",
                  "bpe_lesson.scale", "bpe_lesson.scale.phases", "bpe_lesson.lm.pack", "bpe_lesson.cousins.unigram",
                  "bpe_lesson.teaching.viz"]:
         assert name in MODULES, name
     g = graph()
-    assert "bpe_lesson.ranks" in g["bpe_lesson._incremental"]  # read from the .pyx
-    assert "bpe_lesson._char_classes" in g["bpe_lesson._scanners"]  # read from the .pxi
+    assert "bpe_lesson.ranks" in g["bpe_lesson._compiled._incremental"]  # read from a .pxi
+    assert "bpe_lesson._char_classes" in g["bpe_lesson._compiled._scanners"]  # from .. import
+    assert "bpe_lesson._compiled._native" in g["bpe_lesson._backend"]
+    assert is_core("bpe_lesson._compiled._native") and not is_core("bpe_lesson.scale.phases")
     assert "bpe_lesson.chunks" in g["bpe_lesson.scale.counting"]  # from ..chunks import
 
 

@@ -2,7 +2,7 @@
 
 The public API: ``train``, ``load``, ``from_pretrained`` (real models' vocabularies,
 offline: ``interop.pretrained``), ``Tokenizer`` and ``BACKEND``: "cython" when the
-compiled extensions (the trainer ``_incremental`` and the encoder ``_encoder``) are
+compiled extension (``_compiled._native``: the trainer and the encoder) is
 built and not disabled by ``BPE_LESSON_PUREPYTHON=1``, else "python" (decided once,
 in ``_backend.py``). Both give the same merges and the same ids.
 

@@ -1,6 +1,6 @@
 """The character-class table the compiled scanners read, built from tiktoken's classes.
 
-The hand-written scanners (``_scanners.pxi``, compiled into both extensions) cut
+The hand-written scanners (``_compiled/_scanners.pxi``, compiled once) cut
 text where GPT-2's, GPT-4's and o200k's regexes would, without running a regex:
 they look each code point up in one table of class bits. This module builds that
 table, and the one for the ``(?i)`` contraction letters, from the classes of

@@ -155,4 +155,4 @@ def compiled_counter(pattern):
     """
     if _backend.BACKEND != "cython" or (pattern is not None and pattern not in PATTERNS.values()):
         return None
-    return _backend._incremental.ChunkCounter
+    return _backend.native.ChunkCounter

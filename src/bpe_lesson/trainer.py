@@ -2,7 +2,7 @@
 
 The steps: resolve the split pattern, count the chunks (``chunks.py``), learn the
 merges with one of three trainers that share one rule (``textbook.py``,
-``incremental.py``, ``_incremental.pyx``), and give special tokens the ids after
+``incremental.py``, ``_compiled/_incremental.pxi``), and give special tokens the ids after
 the merges. Which incremental trainer serves is ``_backend.BACKEND`` unless the
 caller names one.
 
@@ -38,7 +38,7 @@ def get_trainer(algorithm: str = "incremental", backend: str | None = None):
         raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
     if algorithm == "textbook":
         return textbook  # one implementation: it exists to be read
-    return _backend._incremental if _backend.resolve_backend(backend) == "cython" else incremental
+    return _backend.native if _backend.resolve_backend(backend) == "cython" else incremental
 
 
 def _check_covered(text, pattern, specials, chunk_counts) -> None:

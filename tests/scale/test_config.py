@@ -273,8 +273,8 @@ def test_an_interrupted_run_leaves_no_partial_output(corpus, tmp_path, monkeypat
 
     def second_phase_interrupted(cfg, phase, *args, **kwargs):
         if phase.name == "code":
-            if _backend._incremental is not None:
-                monkeypatch.setattr(_backend._incremental, "train_merges", interrupt)
+            if _backend.native is not None:
+                monkeypatch.setattr(_backend.native, "train_merges", interrupt)
             monkeypatch.setattr("bpe_lesson.incremental.train_merges", interrupt)
         return real(cfg, phase, *args, **kwargs)
 

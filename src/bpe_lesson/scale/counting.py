@@ -28,7 +28,7 @@ TASK_BYTES = 1 << 20  # text per counting task sent to a worker
 # Why counting is fast (measured on a 2-core x86-64 machine, 3.8 MB of stdlib
 # code, GPT-4 pattern): the regex split is most of the trainer's time, so
 #   * with the compiled backend and a named pattern, the hand-written scanner of
-#     ``_encoder.pyx`` counts each glued group in C++ (``ChunkCounter``); what
+#     ``_compiled/_chunk_counter.pxi`` counts each glued group in C++ (``ChunkCounter``); what
 #     follows is the pure-Python path, used otherwise:
 #   * each distinct unit is split once per task (1 MiB of text): code repeats
 #     lines, and 20-25% of the text is skipped;

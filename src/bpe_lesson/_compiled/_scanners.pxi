@@ -1,6 +1,6 @@
 # The scanners: the regex of each named pattern (gpt2, gpt4, o200k), by hand.
-# Included by both compiled extensions: _encoder.pyx (encoding) and
-# _incremental.pyx (the trainer's chunk counter), ``include "_scanners.pxi"``.
+# Included once, by _native.pyx; the encoder (_encoder.pxi) and the trainer's
+# chunk counter (_chunk_counter.pxi) both use it.
 #
 # Each scanner is its regex transcribed alternative by alternative (the comments
 # quote the piece of regex each branch implements), over a table of character
@@ -19,8 +19,8 @@ from cpython.bytes cimport PyBytes_AS_STRING
 
 import threading
 
-from . import _char_classes
-from .patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
+from .. import _char_classes
+from ..patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 
 # how the text is cut into chunks
 cdef enum:

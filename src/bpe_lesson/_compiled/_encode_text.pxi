@@ -1,5 +1,5 @@
 # The loop that encodes a text: cut chunks, look them up in blocks, merge the rest.
-# Included by _encoder.pyx after the Encoder class (``include "_encode_text.pxi"``);
+# Included once, by _native.pyx, after the Encoder class (_encoder.pxi);
 # it reads the vocabulary table and the chunk cache (_hashtable.pxi), the front
 # cache (_front_cache.pxi), the scanners (_scanners.pxi) and the rank merge
 # (_rank_merge.pxi).

@@ -1,46 +1,31 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-# distutils: language = c++
-"""The encoder, compiled: same names and the same ids as the readable Python path.
-
-Read ``byte_pair_merge`` in ``ranks.py``, ``Tokenizer.encode_ordinary`` in ``tokenizer.py`` and
-``split_chunks`` in ``patterns.py`` first. This file does the same three steps (cut
-the text into chunks, look each chunk up, rank-merge the ones that are not a token)
-with C data and without the interpreter:
-
-* ``Encoder(ranks, pattern)`` with ``.encode_ordinary(text)``, ``.encode_to_numpy(text)``,
-  ``.encode_batch(texts)`` and ``.encode_chunk(chunk)``: what ``Tokenizer`` calls
-  when its backend is "cython"; ``.find_special(_batch)``, ``.helper(k)`` and
-  ``track_lists`` serve ``Tokenizer.encode`` and ``encode_batch``.
-* ``bpe_encode_chunk(chunk, ranks)`` and ``split_chunks(text, pattern)``: the same
-  functions as the Python ones, for tests and for readers who want to compare.
-
-For the three named patterns (gpt2, gpt4, o200k) a hand-written scanner replaces
-the regex. Each scanner is that regex transcribed alternative by alternative,
-over a table of character classes taken from tiktoken's own regex engine
-(``_char_classes.py``), so the two agree on every code point; tests/test_scanner.py
-checks the chunks against ``regex.findall`` and Hugging Face's regex engine on random and
-real text. Any other pattern is split by the ``regex`` module, as in Python.
-
-The file is split by concern (msgpack's way: ``include`` of ``.pxi`` files):
-  _hashtable.pxi   bytes -> value, the vocabulary table and the chunk cache
-  _front_cache.pxi the ids of short chunks, in 2-16 MB of entries with no pointer in them
-  _scanners.pxi    the hand-written scanners (also compiled into _incremental)
-  _window_cut.pxi  cutting a block of chunks: 64 ASCII bytes at a time by bit masks
-                   (_window.h, in C), the scanners elsewhere (also in _incremental)
-  _utf8.h          reading one UTF-8 character, shared by _scanners.pxi and _window.h
-  _simd.h          AVX2 where the processor has it, else SSE2: which copy of the vector
-                   loops runs (the window scanner; the special-token search, below)
-  _rank_merge.pxi  the rank merge of one chunk (``ranks.byte_pair_merge``)
-  _encode_text.pxi the loop that encodes a text, and why it is fast
-  this file        the public API (``Encoder``, ``bpe_encode_chunk``, ``split_chunks``)
-
-What this module does not do: count chunks for training (``ChunkCounter`` lives
-with the trainer, in ``_incremental.pyx``), special tokens (``Tokenizer.encode``
-cuts them out before it calls ``encode_ordinary``; ``Encoder.find_special`` only
-finds the first one, for its error), decoding (a dict lookup, already fast), or
-encoding text with lone surrogates (like the Python path it raises
-``UnicodeEncodeError``; ``split_chunks`` lets them through, as the regex does).
-"""
+# The encoder, compiled (part of the one extension, ``_native.pyx``): same names and the same ids as the readable Python path.
+#
+# Read ``byte_pair_merge`` in ``ranks.py``, ``Tokenizer.encode_ordinary`` in ``tokenizer.py`` and
+# ``split_chunks`` in ``patterns.py`` first. This file does the same three steps (cut
+# the text into chunks, look each chunk up, rank-merge the ones that are not a token)
+# with C data and without the interpreter:
+#
+# * ``Encoder(ranks, pattern)`` with ``.encode_ordinary(text)``, ``.encode_to_numpy(text)``,
+#   ``.encode_batch(texts)`` and ``.encode_chunk(chunk)``: what ``Tokenizer`` calls
+#   when its backend is "cython"; ``.find_special(_batch)``, ``.helper(k)`` and
+#   ``track_lists`` serve ``Tokenizer.encode`` and ``encode_batch``.
+# * ``bpe_encode_chunk(chunk, ranks)`` and ``split_chunks(text, pattern)``: the same
+#   functions as the Python ones, for tests and for readers who want to compare.
+#
+# For the three named patterns (gpt2, gpt4, o200k) a hand-written scanner replaces
+# the regex. Each scanner is that regex transcribed alternative by alternative,
+# over a table of character classes taken from tiktoken's own regex engine
+# (``_char_classes.py``), so the two agree on every code point; tests/test_scanner.py
+# checks the chunks against ``regex.findall`` and Hugging Face's regex engine on random and
+# real text. Any other pattern is split by the ``regex`` module, as in Python.
+#
+# What this file does not do: count chunks for training (``ChunkCounter`` lives
+# with the trainer, in ``_chunk_counter.pxi``), special tokens (``Tokenizer.encode``
+# cuts them out before it calls ``encode_ordinary``; ``Encoder.find_special`` only
+# finds the first one, for its error), decoding (a dict lookup, already fast), or
+# encoding text with lone surrogates (like the Python path it raises
+# ``UnicodeEncodeError``; ``split_chunks`` lets them through, as the regex does).
+#
 
 from cpython.buffer cimport PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
@@ -117,7 +102,7 @@ import numpy as np
 
 _empty, _u32 = np.empty, np.dtype(np.uint32)  # (looked up once: a short call pays for every lookup)
 
-from .patterns import compile_pattern, resolve_pattern
+from ..patterns import compile_pattern, resolve_pattern
 
 cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
@@ -161,11 +146,6 @@ cdef extern from *:
     void list_filled "bpe_list_filled"(PyObject* l) noexcept
     void add_refs "bpe_add_refs"(PyObject* o, Py_ssize_t c) noexcept
 
-include "_hashtable.pxi"
-include "_front_cache.pxi"
-include "_scanners.pxi"
-include "_window_cut.pxi"
-include "_rank_merge.pxi"
 
 
 cdef size_t cache_entries = 1 << 18   # the chunk cache starts over when it holds this many chunks
@@ -957,4 +937,3 @@ cdef _check_parts(uint32_t* out, Py_ssize_t m, chunk):
             raise KeyError(f"a byte of {chunk!r} is not in the vocabulary")
 
 
-include "_encode_text.pxi"  # encode_piece, encode_text and why they are fast
