@@ -226,3 +226,22 @@ def test_importing_the_package_loads_no_heavy_library():
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                              env=dict(os.environ, **env)).stdout
         assert out.strip() == "[]", env
+
+
+def test_the_backend_is_read_in_one_module():
+    # one switch, one place: only _backend imports the compiled extension or reads the environment variable
+    importers = sorted(name for name in MODULES for m, _ in imports_of(name)
+                       if m.startswith("bpe_lesson._compiled") and not name.startswith("bpe_lesson._compiled"))
+    assert importers == ["bpe_lesson._backend"]
+    readers = []
+    for name, (path, _) in sorted(MODULES.items()):
+        if path.endswith(".py"):
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            docs = {id(n.body[0].value) for n in ast.walk(tree)
+                    if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
+                    and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+            if any(isinstance(n, ast.Constant) and n.value == "BPE_LESSON_PUREPYTHON" and id(n) not in docs
+                   for n in ast.walk(tree)):
+                readers.append(name)
+    assert readers == ["bpe_lesson._backend"]

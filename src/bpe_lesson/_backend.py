@@ -4,8 +4,9 @@ Decided once, here, when the package is imported (msgpack's way): ``BACKEND`` is
 "cython" when the compiled extension (``_compiled._native``: the encoder and the
 trainer) is built and ``BPE_LESSON_PUREPYTHON`` is unset (or "0"); otherwise
 "python". With ``BPE_LESSON_PUREPYTHON=1`` the extension is not even imported.
-Every other module asks ``resolve_backend`` and reads ``native`` from here;
-nothing else looks at the environment.
+Every other module asks ``compiled(backend)`` (or ``resolve_backend``) and passes
+the caller's ``backend=`` down explicitly; nothing else looks at the environment
+or imports the extension.
 
 Also here, so there is one of each: the number of cores, and the input size from
 which worker processes (or threads) pay for themselves.
@@ -55,6 +56,16 @@ def resolve_backend(backend: str | None) -> str:
                "it is not built; run `pip install -e .` (needs Cython and a C++ compiler)")
         raise RuntimeError(f"the Cython backend is not available: {why}")
     return backend
+
+
+def compiled(backend: str | None):
+    """The compiled extension when ``backend`` (resolved: None is ``BACKEND``) is "cython",
+    else None: what every fast path asks, with its caller's ``backend=``.
+
+    >>> compiled("python") is None
+    True
+    """
+    return native if resolve_backend(backend) == "cython" else None
 
 
 def workers(requested: int | None, size: int) -> int:

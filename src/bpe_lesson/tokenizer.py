@@ -358,7 +358,8 @@ class Tokenizer(EncodingSurface, ByteTables):
         value = _backend.resolve_backend(value)
         if getattr(self, "_backend", None) != value:
             self._backend = value
-            self._fast = None  # the compiled _encoder.Encoder, built now: not inside the first encode
+            self._native = _backend.compiled(value)  # the compiled extension, or None on "python"
+            self._fast = None  # the compiled Encoder, built now: not inside the first encode
             self._plans = {}   # see _plan
             self._fast_encoder()
 
@@ -367,8 +368,8 @@ class Tokenizer(EncodingSurface, ByteTables):
         if self._fast is None:
             self._fast = False
             # a vocabulary without all 256 single bytes stays on the Python path
-            if self._backend == "cython" and all(bytes([b]) in self._ranks for b in range(256)):
-                self._fast = _backend.native.Encoder(self._ranks, self.pattern)
+            if self._native is not None and all(bytes([b]) in self._ranks for b in range(256)):
+                self._fast = self._native.Encoder(self._ranks, self.pattern)
         return self._fast or None
 
     def encode_batch(self, texts, *, num_threads=None, allowed_special=(), disallowed_special="all") -> list[list[int]]:
@@ -441,7 +442,7 @@ class Tokenizer(EncodingSurface, ByteTables):
 
         if threads == 1 or len(texts) < 2:
             done = share(texts, fast)
-            return done if array else _backend.native.track_lists(done)
+            return done if array else self._native.track_lists(done)
         # Shares that shrink as the batch goes (guided scheduling): each takes 1/(2 threads)
         # of the characters left, down to 1/(16 threads) of all, so the threads take few
         # shares, and end close together when the last ones are small.
@@ -480,7 +481,7 @@ class Tokenizer(EncodingSurface, ByteTables):
         done = [ids for part in results for ids in part]
         # lists are tracked only now: a collection while the shares were made would otherwise
         # walk every id of the shares already done, under the GIL (Encoder.encode_batch)
-        return done if array else _backend.native.track_lists(done)
+        return done if array else self._native.track_lists(done)
 
     def encode(self, text: str, *, allowed_special=(), disallowed_special="all", dropout=0.0, seed=None) -> list[int]:
         """Encode text to ids, with tiktoken's rules for special tokens.
@@ -539,7 +540,7 @@ class Tokenizer(EncodingSurface, ByteTables):
             if allowed or (disallowed and len(prefix.encode("utf-8")) < 2):
                 plan = None
             elif disallowed:
-                plan = (fast, _backend.native.SpecialSearch(special_longest_first(frozenset(disallowed)), prefix))
+                plan = (fast, self._native.SpecialSearch(special_longest_first(frozenset(disallowed)), prefix))
             else:
                 plan = (fast, None)
         if len(self._plans) < 64:  # (a caller passing a new set each time does not grow it)

@@ -38,7 +38,7 @@ def get_trainer(algorithm: str = "incremental", backend: str | None = None):
         raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
     if algorithm == "textbook":
         return textbook  # one implementation: it exists to be read
-    return _backend.native if _backend.resolve_backend(backend) == "cython" else incremental
+    return _backend.compiled(backend) or incremental
 
 
 def _check_covered(text, pattern, specials, chunk_counts) -> None:
@@ -116,18 +116,19 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     pattern = resolve_pattern(pattern)
     check_pattern(pattern)
     check_specials_normalized(specials, check_form(normalize))  # refused now, not after training
+    backend = _backend.resolve_backend(backend)  # once: what every step below runs on
     impl = get_trainer(algorithm, backend)
     if not isinstance(text, str):
         text = list(text)  # a generator is read once; counting may need it twice (surrogates, coverage)
     if check_form(normalize) is not None:  # before pre-tokenization, as encode does
         text = normalize_text(text, normalize) if isinstance(text, str) else [normalize_text(d, normalize) for d in text]
 
-    fast = algorithm == "incremental" and _backend.resolve_backend(backend) == "cython"
+    counting = backend if algorithm == "incremental" else "python"  # the textbook counts as it reads
     try:
-        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, fast=fast)
+        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, backend=counting)
     except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encode does (rare, so only then)
         text = replace_surrogates(text) if isinstance(text, str) else [replace_surrogates(d) for d in text]
-        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, fast=fast)
+        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, backend=counting)
     if pattern is not None and pattern not in PATTERNS.values():
         _check_covered(text, pattern, specials, chunk_counts)
     with progress_bar(False if (verbose or n_merges == 0) else progress, total=n_merges, desc="merges",

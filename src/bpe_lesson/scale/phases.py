@@ -29,7 +29,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .._backend import PARALLEL_MIN_BYTES
+from .._backend import PARALLEL_MIN_BYTES, resolve_backend
 from .._progress import check_progress, progress_bar
 from ..hardcoded import hardcoded_merges
 from ..tokenizer import Tokenizer
@@ -130,14 +130,14 @@ def _never_interrupted():
     pass
 
 
-def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_interrupt=None):
+def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_interrupt=None, backend=None):
     """Stream, sample and count one phase here: ``(counts, report fields, seconds reading)``."""
 
     t0 = time.perf_counter()
     files = [(path, source.columns) for source in phase.sources for path in source.files]
     size = sum(os.path.getsize(path) for path, _ in files)  # on disk: parquet is compressed, a guess
     processes = cfg.processes if size >= PARALLEL_MIN_BYTES else 1
-    pool = CountingPool(processes, cfg.pattern, cfg.special_tokens) if processes > 1 else None
+    pool = CountingPool(processes, cfg.pattern, cfg.special_tokens, backend=backend) if processes > 1 else None
     try:
         # 1. stream every source into the memory budget; while everything still fits, the
         #    workers count what has been read so far (so reading and counting overlap)
@@ -167,7 +167,8 @@ def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_inter
             if pool is not None:
                 pool.close()
                 pool = None
-            counts = count_units(reservoir.units, reservoir.alone, cfg.pattern, cfg.special_tokens, processes)
+            counts = count_units(reservoir.units, reservoir.alone, cfg.pattern, cfg.special_tokens, processes,
+                                 backend=backend)
     finally:
         if pool is not None:
             pool.close()
@@ -185,16 +186,17 @@ def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, p
     ``engine: dask`` counts on a Dask cluster instead (``dask_count.py``): every
     byte, no sample; "read" is then the map on the workers, "count" the reduce.
     """
+    backend = resolve_backend(backend)  # once: the counting and the merges run on it
     impl = get_trainer("incremental", backend)
     # ``progress``: None = bars on a terminal only (not in a log, a pipe or a notebook), True always
     progress = False if cfg.verbose else progress
     t0 = time.perf_counter()
     if cfg.engine == "dask":
-        counts, report_args, seconds_reduce = count_phase(cfg, phase)
+        counts, report_args, seconds_reduce = count_phase(cfg, phase, backend=backend)
         t2 = time.perf_counter()
         t1 = t2 - seconds_reduce
     else:
-        counts, report_args, seconds_read = count_local(cfg, phase, seed, progress, check_interrupt)
+        counts, report_args, seconds_read = count_local(cfg, phase, seed, progress, check_interrupt, backend)
         t1, t2 = t0 + seconds_read, time.perf_counter()
     check_interrupt()
     # 3. the merge loop, with its bar: merges done of the budget, merges per second
@@ -244,7 +246,7 @@ def train_from_config(config, backend=None, progress=None, log=None, write=True,
         log(report.line())
     first = 256 + len(merges)
     name = os.path.basename(cfg.output).split(".")[0]
-    tok = Tokenizer(merges, pattern=cfg.pattern, name=name,
+    tok = Tokenizer(merges, pattern=cfg.pattern, name=name, backend=backend,
                     special_tokens={s: first + k for k, s in enumerate(cfg.special_tokens)})
     if write:
         write_output(cfg, tok)
