@@ -59,7 +59,7 @@ def book_tokenizers():
 
 def write_vocabularies(folder):
     """Write ``folder/NAME.js`` for each vocabulary; returns name -> size in bytes."""
-    from bpe_lesson._files import atomic_write
+    from bpe_lesson._internal.files import atomic_write
     from bpe_lesson.teaching.live import vocab_script
 
     os.makedirs(folder, exist_ok=True)

@@ -11,7 +11,7 @@ The Python backend's split *is* ``regex.findall``, so comparing it with
 ``regex`` would test nothing: on real text both backends are compared with a
 second engine, Hugging Face ``tokenizers``' Split (Oniguruma, written in C), and
 on cases worked out by hand. The character-class table the scanners read
-(``_char_classes.py``) is checked against ``regex`` code point by code point.
+(``_internal/char_classes.py``) is checked against ``regex`` code point by code point.
 
 subtle: ``regex`` and tiktoken's engine disagree about the classes of some rare
 code points ("disputed", ``unicode_classes``). The comparisons with ``regex``
@@ -28,10 +28,11 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import bpe_lesson
-from bpe_lesson import _char_classes, patterns
+from bpe_lesson import patterns
+from bpe_lesson._internal import char_classes as _char_classes
 from bpe_lesson._compiled import _native
 from bpe_lesson.patterns import PATTERNS
-from bpe_lesson.unicode_classes import disputed_table, needs_exact
+from bpe_lesson._internal.unicode_classes import disputed_table, needs_exact
 from bpe_lesson.teaching.samples import MULTILINGUAL
 
 NAMES = sorted(PATTERNS)

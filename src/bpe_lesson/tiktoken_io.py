@@ -44,7 +44,7 @@ import os
 import re
 import warnings
 
-from ._files import atomic_write, read_bytes, regular_file
+from ._internal.files import atomic_write, read_bytes, regular_file
 from .normalize import FORMS as NORMALIZATION_FORMS
 from .patterns import GPT4_PATTERN, O200K_PATTERN, check_pattern
 

@@ -16,14 +16,15 @@ What this module does not do: read files or follow a YAML config (``scale/``).
 from __future__ import annotations
 
 from . import _backend, incremental, textbook
-from ._progress import check_progress, progress_bar
+from ._internal.progress import check_progress, progress_bar
 from .incremental import TIE_BREAKS
 from .chunks import count_chunk_bytes
 from .normalize import check_form, check_specials_normalized
 from .normalize import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
 from .patterns import resolve_pattern
-from .tokenizer import Tokenizer, replace_surrogates
+from ._internal.checks import replace_surrogates
+from .tokenizer import Tokenizer
 
 ALGORITHMS = ("textbook", "incremental")
 
@@ -83,7 +84,7 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     ``progress``: a bar of the merges on stderr: None (default) on a terminal only,
     and only when training takes more than a second (so a notebook's stored
     outputs and a log never hold one); True always (a notebook shows it too);
-    False never (``_progress.py``).
+    False never (``_internal/progress.py``).
 
     >>> tok = train("aaabdaaabac", 259, pattern=None)
     >>> tok.encode("aaabdaaabac")

@@ -338,7 +338,7 @@ cdef inline bint all_spaces(const uint8_t* p, Py_ssize_t n) noexcept nogil:
 #     (find_special_batch).
 #   * A spare encoder went to whichever thread asked for one, so a share could
 #     run on a core whose L2 held the other encoder's entries; thread k now keeps
-#     helper(k). The threads are kept between calls (tokenizer._helper_pool),
+#     helper(k). The threads are kept between calls (_internal/batch.py, _helper_pool),
 #     and the shares shrink towards the end, so the two threads end together.
 #   After: x1.5-1.6 in benchmarks/encode_speed.py, x1.6-1.8 as the median of
 #   paired runs in one process (alternating 1 and 2 threads). What is left

@@ -15,7 +15,7 @@
 # For the three named patterns (gpt2, gpt4, o200k) a hand-written scanner replaces
 # the regex. Each scanner is that regex transcribed alternative by alternative,
 # over a table of character classes taken from tiktoken's own regex engine
-# (``_char_classes.py``), so the two agree on every code point; tests/test_scanner.py
+# (``_internal/char_classes.py``), so the two agree on every code point; tests/test_scanner.py
 # checks the chunks against ``regex.findall`` and Hugging Face's regex engine on random and
 # real text. Any other pattern is split by the ``regex`` module, as in Python.
 #

@@ -5,7 +5,7 @@
 # Each scanner is its regex transcribed alternative by alternative (the comments
 # quote the piece of regex each branch implements), over a table of character
 # classes taken from tiktoken's own regex engine. That table is built in ONE
-# place, ``_char_classes.py`` (``class_tables``); here it is only read, through
+# place, ``_internal/char_classes.py`` (``class_tables``); here it is only read, through
 # the pointers below, which ``_build_tables`` fills once per extension (the bytes
 # themselves are built once per process and shared). tests/test_scanner.py checks
 # the chunks against ``regex.findall`` on random and real text.
@@ -19,7 +19,7 @@ from cpython.bytes cimport PyBytes_AS_STRING
 
 import threading
 
-from .. import _char_classes
+from .._internal import char_classes as _char_classes
 from ..patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 
 # how the text is cut into chunks
@@ -44,7 +44,7 @@ cdef int _kind(pattern):
     return KIND_REGEX
 
 
-# ---- the character-class table (built in _char_classes.py) ---------------------
+# ---- the character-class table (built in _internal/char_classes.py) ---------------------
 
 # the class bits, as _char_classes defines them (``_fill_tables`` checks they match)
 cdef enum:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 
-from .._files import atomic_write, read_bytes
+from .._internal.files import atomic_write, read_bytes
 from ..tokenizer import Tokenizer
 from .huggingface import _CHAR_TO_BYTE, _BYTE_TO_CHAR
 

@@ -42,11 +42,12 @@ import os
 
 import regex
 
-from .._files import atomic_write, read_json
+from .._internal.files import atomic_write, read_json
 from ..normalize import FORMS as NORMALIZATION_FORMS
 from ..patterns import GPT2_PATTERN, check_pattern
 from ..ranks import recover_merges
-from ..tokenizer import MAX_ID, Tokenizer
+from ..tiktoken_io import MAX_ID
+from ..tokenizer import Tokenizer
 
 # The split Hugging Face's ByteLevel pre-tokenizer runs when use_regex is true
 # (GPT-2's pattern, with non-possessive quantifiers).

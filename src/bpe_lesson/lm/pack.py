@@ -51,8 +51,8 @@ import numpy as np
 
 from .._backend import workers
 from .._dask import dask_client
-from .._files import atomic_write
-from .._progress import check_progress, progress_bar
+from .._internal.files import atomic_write
+from .._internal.progress import check_progress, progress_bar
 from ..documents import STDIN, expand_sources, iter_documents
 from ..interop.pretrained import ALIASES, from_pretrained
 from ..interop.pretrained import NAMES as PRETRAINED_NAMES
@@ -277,7 +277,7 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     where that run stopped. ``engine="dask"``: the workers of a Dask cluster
     encode and write the shards (``dask_pack.py``), on ``scheduler`` or on a
     LocalCluster of ``processes`` workers; same bytes. ``progress``: a bar on stderr,
-    None (default) on a terminal only, True always, False never (``_progress.py``).
+    None (default) on a terminal only, True always, False never (``_internal/progress.py``).
 
     ``sources`` and ``text_field``/``glob`` are read as ``train`` reads them
     (``documents.py``): ``.txt``, ``.jsonl`` (the field ``text_field`` of each

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass
 
 from .._backend import PARALLEL_MIN_BYTES, resolve_backend
-from .._progress import check_progress, progress_bar
+from .._internal.progress import check_progress, progress_bar
 from ..hardcoded import hardcoded_merges
 from ..tokenizer import Tokenizer
 from ..trainer import get_trainer
@@ -222,7 +222,7 @@ def train_from_config(config, backend=None, progress=None, log=None, write=True,
     ``config``: a ``Config`` or the path of a YAML file. ``log``: where the summary
     lines go (default: stderr); ``progress``: the bars on stderr, None (default) as the
     config's ``progress:`` says (itself by default: on a terminal only), True always
-    (a notebook shows them too), False never (``_progress.py``); ``write=False``
+    (a notebook shows them too), False never (``_internal/progress.py``); ``write=False``
     skips writing the output. The file is written only at the end, atomically, so
     an interrupted run leaves no partial output; with ``write`` the output path is
     checked before training (``check_output``).

@@ -40,7 +40,7 @@ import codecs
 import os
 import re
 
-from .._files import regular_file
+from .._internal.files import regular_file
 from ..documents import SUFFIXES, expand_sources, jsonl_texts, parquet_text_columns
 from ..patterns import GPT2_PATTERN, GPT4_PATTERN, safe_cut
 

@@ -89,6 +89,6 @@ def _build():
                 ci_extra.append((c, ord(letter)))
     if len(ci_extra) > MAX_CI_EXTRA:
         raise RuntimeError(f"tiktoken's case folding gives {len(ci_extra)} non-ASCII contraction letters; "
-                           f"the scanners keep room for {MAX_CI_EXTRA} (raise MAX_CI_EXTRA in _char_classes.py "
+                           f"the scanners keep room for {MAX_CI_EXTRA} (raise MAX_CI_EXTRA in _internal/char_classes.py "
                            "and the arrays in _scanners.pxi)")
     return classes, bytes(ci_ascii), ci_extra
