@@ -26,7 +26,7 @@ import re
 
 import regex
 
-from ._internal.unicode_classes import exact_pattern, needs_exact
+from .unicode_classes import exact_pattern, needs_exact
 
 # GPT-2's pattern as tiktoken writes it for r50k_base / gpt2.
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""

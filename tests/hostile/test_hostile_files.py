@@ -136,7 +136,7 @@ def test_train_config_that_is_not_a_file_is_a_clear_error(tmp_path, kind):
     os.mkdir(p) if kind == "folder" else os.mkfifo(p)
     r = run(f"""
         import sys
-        from bpe_lesson.cli import main
+        from bpe_lesson.__main__ import main
         sys.exit(main(["train", "-c", {str(p)!r}]))
         """, tmp_path)
     assert r.returncode != 0

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import bpe_lesson
-from bpe_lesson.cli import main as cli_main
+from bpe_lesson.__main__ import main as cli_main
 from bpe_lesson.lm.pack import pack
 from bpe_lesson.lm.shards import dtype_for, read_manifest, verify
 from bpe_lesson.tokenizer import Tokenizer

@@ -20,7 +20,7 @@ from bpe_lesson.scale import phases as phases_mod
 from bpe_lesson.scale.config import ConfigError, load_config, parse_config
 from bpe_lesson.scale.phases import train_from_config
 from bpe_lesson.chunks import count_chunks, to_byte_counts
-from bpe_lesson.hardcoded import hardcoded_merges
+from bpe_lesson.scale.hardcoded import hardcoded_merges
 from bpe_lesson.teaching.samples import code_split, prose_split
 from bpe_lesson.tokenizer import Tokenizer
 from bpe_lesson.trainer import get_trainer

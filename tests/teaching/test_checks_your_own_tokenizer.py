@@ -20,7 +20,7 @@ from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
 from bpe_lesson import textbook
 from bpe_lesson.patterns import GPT4_PATTERN
 from bpe_lesson.teaching.checks import your_own_tokenizer as own
-from bpe_lesson._internal.unicode_classes import needs_exact
+from bpe_lesson.unicode_classes import needs_exact
 
 # ---------------------------------------------------------------- the notebook's solutions, cell by cell
 

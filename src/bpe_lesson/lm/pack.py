@@ -50,7 +50,7 @@ from multiprocessing.pool import AsyncResult
 import numpy as np
 
 from .._backend import workers
-from .._dask import dask_client
+from .._internal.cluster import dask_client
 from .._internal.files import atomic_write
 from .._internal.progress import check_progress, progress_bar
 from ..documents import STDIN, expand_sources, iter_documents

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from .._backend import CORES
-from .._dask import check_address
+from .._internal.cluster import check_address
 from ..incremental import TIE_BREAKS
 from ..patterns import PATTERNS, check_pattern, resolve_pattern
 from .._internal.files import file_kind, read_bytes

@@ -30,7 +30,7 @@ a task's range is at most ``working_set_mb`` / threads per worker (and
 local engine whenever the local engine keeps all of it (the phase fits its budget);
 past that the local engine trains on a uniform sample and the cluster on every byte.
 
-What this module does not do: start or reach the cluster (``_dask.py``), run the
+What this module does not do: start or reach the cluster (``_internal/cluster.py``), run the
 merge loop (``phases.py``), split a parquet file by row groups, or move files:
 every worker must read the sources at the same paths (shared storage on a real cluster).
 """
@@ -41,7 +41,7 @@ import os
 import re
 import time
 
-from .._dask import dask_client, wait
+from .._internal.cluster import dask_client, wait
 from ..patterns import GPT4_PATTERN
 from .config import MB, Config, Phase
 from .counting import count_units

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from .._backend import PARALLEL_MIN_BYTES, resolve_backend
 from .._internal.progress import check_progress, progress_bar
-from ..hardcoded import hardcoded_merges
+from .hardcoded import hardcoded_merges
 from ..tokenizer import Tokenizer
 from ..trainer import get_trainer
 from .config import MB, Config, Phase, load_config
