@@ -46,7 +46,7 @@ class LiveTokenizerDirective(SphinxDirective):
 def book_tokenizers():
     """name -> (label, Tokenizer), the three the widget offers."""
     import bpe_lesson
-    from bpe_lesson.interop import from_pretrained
+    from bpe_lesson.formats.pretrained import from_pretrained
     from bpe_lesson.teaching import samples
 
     prose_train, _ = samples.prose_split()

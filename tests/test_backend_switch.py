@@ -13,7 +13,7 @@ import yaml
 
 import bpe_lesson
 from bpe_lesson import Tokenizer, chunks, train
-from bpe_lesson.interop import from_gpt2_files, save_gpt2_files
+from bpe_lesson.formats.gpt2_files import from_gpt2_files, save_gpt2_files
 from bpe_lesson.patterns import GPT4_PATTERN
 from bpe_lesson.scale import counting, dask_count
 from bpe_lesson.scale.phases import train_from_config

@@ -19,7 +19,6 @@ NO_EXAMPLE = {
         "bpe_lesson.scale.phases": "runs whole training phases; tests/scale/test_config.py runs them",
     "bpe_lesson.lm.windows": "needs shards on disk; tests/lm/test_windows.py builds them",
     "bpe_lesson.teaching.viz": "draws HTML and plots; tests/teaching/test_viz.py checks them",
-    "bpe_lesson.interop": "a package of submodules",
     "bpe_lesson._internal.unicode_data": "generated data; tests/test_unicode_classes.py checks it against tiktoken",
 }
 COMPILED = {"bpe_lesson._compiled._native"}

@@ -30,9 +30,7 @@ HEAVY = ("torch", "matplotlib", "tqdm")
 CORE_FOLDERS = {"bpe_lesson._compiled": "the compiled twin of the core's encoder and trainer",
                 "bpe_lesson._internal": "helpers of the core modules (files, progress, character classes, batches)",
                 "bpe_lesson.formats": "the tokenizer files that Tokenizer.save and load read and write"}
-DISPATCHERS = {"bpe_lesson.__main__": "the bpe-lesson command runs each part's subcommand by module name",
-               "bpe_lesson": "the package's face re-exports from_pretrained (interop imports only the core, "
-                             "so no cycle; test_the_import_graph_has_no_cycle checks it)"}
+DISPATCHERS = {"bpe_lesson.__main__": "the bpe-lesson command runs each part's subcommand by module name"}
 
 
 def module_files():

@@ -95,7 +95,7 @@ def parse(d, source="<dict>") -> dict:
 
     if isinstance(d, dict) and isinstance(d.get("model"), dict) and "format" not in d:
         raise ValueError(f"{source} is a Hugging Face tokenizer.json, not a bpe-lesson file; read it with "
-                         f"bpe_lesson.interop.from_huggingface({source!r})")
+                         f"bpe_lesson.formats.huggingface.from_huggingface({source!r})")
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise bad(f"the 'format' field must be {FORMAT!r}")
     if type(d.get("version")) is not int or d["version"] != VERSION:  # subtle: True == 1 in Python

@@ -54,8 +54,8 @@ from .._internal.cluster import dask_client
 from .._internal.files import atomic_write
 from .._internal.progress import check_progress, progress_bar
 from ..documents import STDIN, expand_sources, iter_documents
-from ..interop.pretrained import ALIASES, from_pretrained
-from ..interop.pretrained import NAMES as PRETRAINED_NAMES
+from ..formats.pretrained import ALIASES, from_pretrained
+from ..formats.pretrained import NAMES as PRETRAINED_NAMES
 from ..tokenizer import Tokenizer
 from .dask_pack import write_shards_on_dask
 from .shards import (DEFAULT_EOS, FORMAT, MANIFEST, STATE, VERSION, dtype_for, embedding_rows, load_tokenizer,

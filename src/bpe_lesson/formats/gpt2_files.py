@@ -27,7 +27,7 @@ import os
 
 from .._internal.files import atomic_write, read_bytes
 from ..tokenizer import Tokenizer
-from .huggingface import _CHAR_TO_BYTE, _BYTE_TO_CHAR
+from .byte_level import _BYTE_TO_CHAR, _CHAR_TO_BYTE
 
 ENCODER = "encoder.json"
 MERGES = "vocab.bpe"
