@@ -60,7 +60,7 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTabl
     ([256, 97, 98], 'aaab')
     """
 
-    def __init__(self, merges, pattern=None, special_tokens=None, vocab=None, name=None, normalize=None,
+    def __init__(self, merges, *, pattern=None, special_tokens=None, vocab=None, name=None, normalize=None,
                  backend=None):
         # merges=None with a vocab: an imported rank table (tiktoken_io); its merge
         # list is recovered from the ranks the first time someone reads .merges

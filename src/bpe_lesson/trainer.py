@@ -55,7 +55,7 @@ def _check_covered(text, pattern, specials, chunk_counts) -> None:
             raise uncovered_error(piece, at, pattern, f"a piece of document {k}")
 
 
-def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm="incremental",
+def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorithm="incremental",
           backend=None, verbose=False, processes=None, normalize=None, tie_break="smallest-ids",
           min_frequency=2, max_token_length=None, progress=None) -> Tokenizer:
     """Train a byte-level BPE tokenizer.

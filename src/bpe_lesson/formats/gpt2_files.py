@@ -85,7 +85,7 @@ def _read_merges(path) -> list[tuple[int, str, str]]:
     return out
 
 
-def from_gpt2_files(encoder_json, vocab_bpe, pattern="gpt2", name=None, backend=None) -> Tokenizer:
+def from_gpt2_files(encoder_json, vocab_bpe, *, pattern="gpt2", name=None, backend=None) -> Tokenizer:
     """A Tokenizer from GPT-2's ``encoder.json`` and ``vocab.bpe``, checked as a pair.
 
     >>> import tempfile; d = tempfile.mkdtemp()

@@ -134,7 +134,7 @@ def special_roles(tok: Tokenizer, **given) -> dict:
     return {role: roles[role] for role in _DEFAULT_ROLES if role in roles}
 
 
-def save_huggingface(tok: Tokenizer, path, eos_token=None, bos_token=None, pad_token=None, unk_token=None,
+def save_huggingface(tok: Tokenizer, path, *, eos_token=None, bos_token=None, pad_token=None, unk_token=None,
                      model_max_length=None) -> str:
     """Write ``tok`` as a ``tokenizer.json`` (atomically) and return the path written.
 

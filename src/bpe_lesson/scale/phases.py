@@ -215,7 +215,7 @@ def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, p
                        peak_mb=peak_rss_mb(), **report_args)
 
 
-def train_from_config(config, backend=None, progress=None, log=None, write=True,
+def train_from_config(config, *, backend=None, progress=None, log=None, write=True,
                       check_interrupt=_never_interrupted) -> TrainResult:
     """Train the tokenizer a config describes and write it (``.tiktoken`` + JSON sidecar).
 
