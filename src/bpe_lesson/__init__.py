@@ -8,8 +8,9 @@ in ``_backend.py``). Both give the same merges and the same ids.
 
 The core, flat in this folder, is what the book's Part I reads: ``patterns``,
 ``normalize``, ``chunks``, ``textbook``, ``incremental``, ``ranks``, ``tokenizer``,
-``trainer``, ``tiktoken_io``, ``unicode_classes``, ``documents``; beside it, its own
-folders: ``formats`` (tokenizer files in and out, real models' vocabularies),
+``trainer``, ``unicode_classes``, ``documents``; beside it, its own folders:
+``formats`` (tokenizer files in and out: ours, ``.tiktoken``, Hugging Face's, GPT-2's;
+real models' vocabularies),
 ``_compiled`` (the Cython extension) and ``_internal`` (helpers). Larger
 capabilities live in subpackages that import the core, never the reverse:
 ``scale`` (the YAML trainer), ``lm`` (shards and training windows), ``cousins``

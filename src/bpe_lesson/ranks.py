@@ -11,7 +11,7 @@ Also here: ``vocab_from_merges``, the 256 bytes plus the tokens a merge list mak
 and ``merge_with_dropout``, the same loop with BPE-dropout's random drops.
 
 What this module does not do: split text into chunks (``patterns.py``), handle
-special tokens or cache anything (``tokenizer.py``), or read files (``tiktoken_io.py``).
+special tokens or cache anything (``tokenizer.py``), or read files (``formats/tiktoken_io.py``).
 """
 
 from __future__ import annotations

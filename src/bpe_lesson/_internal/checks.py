@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from ..patterns import special_longest_first, special_prefix, special_regex
-from ..tiktoken_io import MAX_ID
+from ..formats.tiktoken_io import MAX_ID
 
 
 def check_special_tokens(specials, where: str = "special_tokens") -> dict:
