@@ -18,7 +18,8 @@ vector loops runs. The shared pieces are declared in ``_native.pxd``. The file i
 split by concern (msgpack's way: each ``.pxi`` is included once, here):
 
   _hashtable.pxi     bytes -> value: the vocabulary, the chunk cache, the chunk counts
-  _scanners.pxi      the hand-written scanners of the gpt2, gpt4 and o200k patterns
+  _scanners.pxi      the hand-written scanners of the gpt2 and gpt4 patterns, their class table
+  _scanner_o200k.pxi the o200k scanner
   _window_cut.pxi    cutting a block of chunks: 64 ASCII bytes at a time by bit masks
                      (_window.h, in C), the scanners elsewhere
   _utf8.h            reading one UTF-8 character, for _scanners.pxi and _window.h
@@ -26,6 +27,8 @@ split by concern (msgpack's way: each ``.pxi`` is included once, here):
   _front_cache.pxi   the ids of short chunks, in entries with no pointer in them
   _rank_merge.pxi    the rank merge of one chunk (``ranks.byte_pair_merge``)
   _encoder.pxi       the encoder's public API (``Encoder``, ``split_chunks``, ...)
+  _special_search.pxi finding special tokens in many texts; ``track_lists``
+  _encode_piece.pxi  encoding one chunk: whole token, cache or rank merge
   _encode_text.pxi   the loop that encodes a text, and why it is fast
   _chunk_counter.pxi ``ChunkCounter``, for ``chunks.count_chunk_bytes``
   _replay.pxi        the merges a trainer continues from, applied to one chunk
@@ -37,10 +40,13 @@ special tokens beyond finding them, or decoding (a dict lookup, already fast).
 
 include "_hashtable.pxi"
 include "_scanners.pxi"
+include "_scanner_o200k.pxi"
 include "_window_cut.pxi"
 include "_front_cache.pxi"
 include "_rank_merge.pxi"
 include "_encoder.pxi"
+include "_special_search.pxi"
+include "_encode_piece.pxi"
 include "_encode_text.pxi"
 include "_chunk_counter.pxi"
 include "_replay.pxi"
