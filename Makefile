@@ -13,7 +13,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml setup.py $(wildcard src/bpe_lesson/*.pyx src/bpe_lesson/*.pxd src/bpe_lesson/*.pxi src/bpe_lesson/*.h)
+$(STAMP): requirements.txt pyproject.toml setup.py $(wildcard src/bpe_lesson/_compiled/*.pyx src/bpe_lesson/_compiled/*.pxd src/bpe_lesson/_compiled/*.pxi src/bpe_lesson/_compiled/*.h)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements.txt

@@ -1,25 +1,21 @@
-"""Build the Cython extensions; everything else lives in pyproject.toml.
+"""Build the Cython extension; everything else lives in pyproject.toml.
 
-Each extension is one .pyx that ``include``s .pxi files by concern; ``depends``
-lists them so that changing a .pxi rebuilds the extensions that include it.
+One extension, ``bpe_lesson._compiled._native``: one .pyx that ``include``s each
+.pxi of ``src/bpe_lesson/_compiled/`` once. ``depends`` lists every other file of
+that folder (.pxd, .pxi, .h), so that changing any of them rebuilds it.
 """
+import glob
+
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-PXI = "src/bpe_lesson/_{}.pxi"
+COMPILED = "src/bpe_lesson/_compiled"
 
 extensions = [
     Extension(
-        "bpe_lesson._incremental",
-        ["src/bpe_lesson/_incremental.pyx"],
-        depends=[PXI.format(name) for name in ("hashtable", "scanners", "window_cut", "chunk_counter", "replay")] + ["src/bpe_lesson/_window.h", "src/bpe_lesson/_utf8.h", "src/bpe_lesson/_simd.h"],
-        language="c++",
-        extra_compile_args=["-O3", "-std=c++17"],
-    ),
-    Extension(
-        "bpe_lesson._encoder",
-        ["src/bpe_lesson/_encoder.pyx"],
-        depends=[PXI.format(name) for name in ("hashtable", "front_cache", "scanners", "window_cut", "rank_merge", "encode_text")] + ["src/bpe_lesson/_window.h", "src/bpe_lesson/_utf8.h", "src/bpe_lesson/_simd.h"],
+        "bpe_lesson._compiled._native",
+        [f"{COMPILED}/_native.pyx"],
+        depends=sorted(glob.glob(f"{COMPILED}/*.pxd") + glob.glob(f"{COMPILED}/*.pxi") + glob.glob(f"{COMPILED}/*.h")),
         language="c++",
         extra_compile_args=["-O3", "-std=c++17"],
     ),

@@ -46,7 +46,7 @@ class LiveTokenizerDirective(SphinxDirective):
 def book_tokenizers():
     """name -> (label, Tokenizer), the three the widget offers."""
     import bpe_lesson
-    from bpe_lesson.interop import from_pretrained
+    from bpe_lesson.formats.pretrained import from_pretrained
     from bpe_lesson.teaching import samples
 
     prose_train, _ = samples.prose_split()
@@ -59,7 +59,7 @@ def book_tokenizers():
 
 def write_vocabularies(folder):
     """Write ``folder/NAME.js`` for each vocabulary; returns name -> size in bytes."""
-    from bpe_lesson._files import atomic_write
+    from bpe_lesson._internal.files import atomic_write
     from bpe_lesson.teaching.live import vocab_script
 
     os.makedirs(folder, exist_ok=True)

@@ -115,7 +115,7 @@ def load_text(name: str, quick: bool) -> str | None:
 
 def tiktoken_file(vocab: str, folder: str) -> str:
     """The vocabulary as a plain ``<vocab>.tiktoken`` file in ``folder`` (gigatoken reads files by name)."""
-    from bpe_lesson.tiktoken_io import offline_path
+    from bpe_lesson.formats.tiktoken_io import offline_path
     src = offline_path(vocab)
     with open(src, "rb") as f:
         data = f.read()
@@ -129,7 +129,7 @@ def tiktoken_file(vocab: str, folder: str) -> str:
 
 def tiktoken_encoding(vocab: str):
     import tiktoken
-    from bpe_lesson.interop import from_pretrained
+    from bpe_lesson.formats.pretrained import from_pretrained
     tok = from_pretrained(vocab)
     return tiktoken.Encoding(vocab, pat_str=tok.pattern, special_tokens=tok.special_tokens,
                              mergeable_ranks={b: i for i, b in tok.vocab.items()})
@@ -140,7 +140,7 @@ def build(engine: str, vocab: str, folder: str):
     if engine == "tiktoken":
         return tiktoken_encoding(vocab).encode_ordinary
     if engine.startswith("ours"):
-        from bpe_lesson.interop import from_pretrained
+        from bpe_lesson.formats.pretrained import from_pretrained
         tok = from_pretrained(vocab)
         return getattr(tok, {"ours": "encode_ordinary", "ours_encode": "encode", "ours_numpy": "encode_to_numpy"}[engine])
     import gigatoken
@@ -211,7 +211,7 @@ def child_batch(vocab, quick) -> dict:
     docs = _corpus.stdlib_docs(1_000_000 if quick else 10_000_000)
     nbytes = sum(len(d.encode("utf-8")) for d in docs)
     enc = tiktoken_encoding(vocab)
-    from bpe_lesson.interop import from_pretrained
+    from bpe_lesson.formats.pretrained import from_pretrained
     tok = from_pretrained(vocab)
     runs = {
         "tiktoken": lambda k: enc.encode_ordinary_batch(docs, num_threads=k),

@@ -52,7 +52,7 @@ def documents(length: int, seed: int = 0) -> list[str]:
 
 def engines(vocab: str, folder: str) -> dict:
     """name -> one call on one document."""
-    from bpe_lesson.interop import from_pretrained
+    from bpe_lesson.formats.pretrained import from_pretrained
     tok = from_pretrained(vocab)
     fast = tok._fast_encoder()
     tt = tiktoken_encoding(vocab)

@@ -25,7 +25,7 @@ def pytest_configure(config):
 @pytest.fixture(params=[0, 1], ids=["sse2", "avx2"])
 def simd(request):
     """The compiled scanners' vector copies (_simd.h): SSE2, and AVX2 where this
-    processor has it (its default there), set in both extensions for the test."""
+    processor has it (its default there), set in the one extension for the test."""
     python = bpe_lesson.BACKEND == "python" or (
         "backend" in request.fixturenames and request.getfixturevalue("backend") == "python")
     if python:   # the Python backend has one copy: it runs once, as "sse2"
@@ -33,16 +33,14 @@ def simd(request):
             pytest.skip("the Python backend has no vector copies")
         yield request.param
         return
-    from bpe_lesson import _encoder, _incremental
-    modules = (_encoder, _incremental)
-    before = [m._simd() for m in modules]
+    from bpe_lesson._compiled import _native
+    before = _native._simd()
     try:
-        if [m._simd(request.param) for m in modules] != [request.param] * 2:
+        if _native._simd(request.param) != request.param:
             pytest.skip("this processor has no AVX2")
         yield request.param
     finally:
-        for m, mode in zip(modules, before):
-            m._simd(mode)
+        _native._simd(before)
 
 
 @pytest.fixture(params=BACKENDS, scope="session")

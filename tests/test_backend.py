@@ -14,17 +14,17 @@ from bpe_lesson.trainer import get_trainer
                     reason="this run forces the pure-Python backend on purpose")
 def test_cython_backend_is_built_and_active():
     # fails when `pip install -e .` did not compile the extensions
-    from bpe_lesson import _backend, _encoder, _incremental, chunks
+    from bpe_lesson import _backend, chunks
+    from bpe_lesson._compiled import _native
     from bpe_lesson.patterns import GPT4_PATTERN
 
     assert bpe_lesson.BACKEND == "cython"
-    assert get_trainer("incremental").__name__ == "bpe_lesson._incremental"
-    for module in (_incremental, _encoder):
-        assert module.__file__.endswith((".so", ".pyd"))
-    assert _backend._incremental is _incremental and _backend._encoder is _encoder
-    # the training-side chunk counter lives with the trainer, not with the encoder
-    assert chunks.compiled_counter(GPT4_PATTERN) is _incremental.ChunkCounter
-    assert not hasattr(_encoder, "ChunkCounter")
+    assert get_trainer("incremental").__name__ == "bpe_lesson._compiled._native"
+    assert _native.__file__.endswith((".so", ".pyd"))
+    assert _backend.native is _native
+    # one extension serves the encoder and the trainer's chunk counter
+    assert chunks.compiled_counter(GPT4_PATTERN) is _native.ChunkCounter
+    assert _native.Encoder and _native.train_merges
 
 
 def test_environment_variable_forces_pure_python():

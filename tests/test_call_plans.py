@@ -9,7 +9,7 @@ import tiktoken
 
 import bpe_lesson
 from bpe_lesson import Tokenizer
-from bpe_lesson.interop import from_pretrained
+from bpe_lesson.formats.pretrained import from_pretrained
 
 EOT = "<|endoftext|>"
 TEXTS = ["", "a", "hello world", "x" * 70, "caf\u00e9 \u4f60\u597d \U0001F600", "lone \ud800 surrogate",

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from bpe_lesson import cli
+from bpe_lesson import __main__ as cli
 
 
 def parse(*argv):

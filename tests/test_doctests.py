@@ -16,14 +16,12 @@ import bpe_lesson
 
 # modules with nothing to show by example, and why
 NO_EXAMPLE = {
-    "bpe_lesson.cli": "argument parsing; tests/test_cli.py runs it",
-    "bpe_lesson.scale.phases": "runs whole training phases; tests/scale/test_config.py runs them",
+        "bpe_lesson.scale.phases": "runs whole training phases; tests/scale/test_config.py runs them",
     "bpe_lesson.lm.windows": "needs shards on disk; tests/lm/test_windows.py builds them",
     "bpe_lesson.teaching.viz": "draws HTML and plots; tests/teaching/test_viz.py checks them",
-    "bpe_lesson.interop": "a package of submodules",
-    "bpe_lesson._unicode_data": "generated data; tests/test_unicode_classes.py checks it against tiktoken",
+    "bpe_lesson._internal.unicode_data": "generated data; tests/test_unicode_classes.py checks it against tiktoken",
 }
-COMPILED = {"bpe_lesson._incremental", "bpe_lesson._encoder"}
+COMPILED = {"bpe_lesson._compiled._native"}
 CORE = {"regex", "tqdm", "yaml", "numpy"}  # pyproject's dependencies: never optional
 
 

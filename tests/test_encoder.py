@@ -1,4 +1,4 @@
-"""Both encoders (the readable Python path and _encoder.pyx) give tiktoken's ids.
+"""Both encoders (the readable Python path and _compiled/_native.pxi) give tiktoken's ids.
 
 The reference is tiktoken, an independent implementation of the same rule:
 ``tiktoken.Encoding`` built in each test from the vocabulary and split pattern
@@ -24,7 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_lesson
-from bpe_lesson import Tokenizer, _encoder, train
+from bpe_lesson import Tokenizer, train
+from bpe_lesson._compiled import _native
 from bpe_lesson.teaching.samples import MULTILINGUAL
 from bpe_lesson.ranks import bpe_encode_chunk
 
@@ -33,8 +34,8 @@ needs_cython = pytest.mark.skipif(bpe_lesson.BACKEND == "python", reason="BPE_LE
 
 
 def chunk_encoder(backend):
-    """bpe_encode_chunk of the backend: the same name in ranks.py and _encoder.pyx."""
-    return _encoder.bpe_encode_chunk if backend == "cython" else bpe_encode_chunk
+    """bpe_encode_chunk of the backend: the same name in ranks.py and _compiled/_native.pxi."""
+    return _native.bpe_encode_chunk if backend == "cython" else bpe_encode_chunk
 
 
 WHOLE_TEXT = r"[\s\S]+"  # pattern=None (the text is one chunk), written for tiktoken's regex engine
@@ -100,7 +101,7 @@ def test_merge_loop_equals_tiktoken_on_random_rank_tables(backend, data):
     ranks = {bytes([b]): byte_ids[b] for b in range(256)}
     for r, t in enumerate(rng.sample(tokens, len(tokens)), start=256):
         ranks[t] = r
-    lanes, small = _encoder.LANE_CHUNK, _encoder.SMALL_CHUNK
+    lanes, small = _native.LANE_CHUNK, _native.SMALL_CHUNK
     n = data.draw(st.sampled_from([1, 2, 3, 5, 8, 9, 16, 17, lanes - 1, lanes, lanes + 1, small, small + 1, 400]))
     chunk = bytes(rng.choice(b"abc") for _ in range(n))
     assert chunk_encoder(backend)(chunk, ranks) == twin(ranks).encode(chunk.decode("ascii"))
@@ -164,17 +165,17 @@ def test_a_tiny_cache_starts_over_and_changes_nothing(backend, stdlib_docs):
     tok.backend = backend
     text = stdlib_docs[5][:30_000]
     want = reference(tok, text)
-    old = _encoder._set_cache_limits(8, 64)  # start over every few chunks
+    old = _native._set_cache_limits(8, 64)  # start over every few chunks
     try:
         assert tok.encode(text) == want
     finally:
-        _encoder._set_cache_limits(*old)
+        _native._set_cache_limits(*old)
 
 
 @needs_cython
 def test_backend_switch_and_errors(small):
     tok = with_backend(small, "cython")
-    assert isinstance(tok._fast_encoder(), _encoder.Encoder)
+    assert isinstance(tok._fast_encoder(), _native.Encoder)
     tok.backend = "python"
     assert tok._fast_encoder() is None
     with pytest.raises(ValueError, match="unknown backend 'rust'"):
@@ -286,7 +287,7 @@ def test_a_growing_front_cache_keeps_every_chunks_ids(cl100k, cl100k_tiktoken, b
         assert tok.encode_ordinary(text) == cl100k_tiktoken.encode_ordinary(text)
     if backend != "cython":
         return
-    enc = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+    enc = _native.Encoder(cl100k._ranks, cl100k.pattern)
     assert enc._front_size() == (65_536, 0)
     assert enc.encode_to_numpy(some).tolist() == cl100k_tiktoken.encode_ordinary(some)
     assert enc._front_size()[0] == 65_536       # 20,000 chunks for 32,768 sets: it keeps its size
@@ -301,11 +302,11 @@ def test_a_growing_front_cache_keeps_every_chunks_ids(cl100k, cl100k_tiktoken, b
     assert enc._front_size()[0] == 524_288      # it grows no further
     for size, entries in ((4_194_300, 65_536), (4_194_308, 131_072)):   # 4 MB is 4,194,304 bytes
         long = " the" * (size // 4)
-        enc = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+        enc = _native.Encoder(cl100k._ranks, cl100k.pattern)
         assert enc.encode_to_numpy(long).tolist() == cl100k_tiktoken.encode_ordinary(long)
         assert enc._front_size() == (entries, 0) and enc._front_held() == 1
     # a long text after a short one: the 2 MB table's entries move into the 4 MB one
-    enc = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+    enc = _native.Encoder(cl100k._ranks, cl100k.pattern)
     enc.encode_ordinary(some)
     held = enc._front_held()
     assert held > 10_000
@@ -320,7 +321,7 @@ def test_a_long_text_makes_the_chunk_caches_room_at_once(cl100k, cl100k_tiktoken
     by doubling as it fills; past that room it still
     doubles, and at its limit it starts over (and the room is capped by that limit).
     tiktoken's ids throughout."""
-    enc = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+    enc = _native.Encoder(cl100k._ranks, cl100k.pattern)
     assert enc._cache_size() == (1024, 0)
     same = " the" * 250_000                      # 1 MB of one token: nothing to merge or cache
     assert enc.encode_to_numpy(same).tolist() == cl100k_tiktoken.encode_ordinary(same)
@@ -336,19 +337,19 @@ def test_a_long_text_makes_the_chunk_caches_room_at_once(cl100k, cl100k_tiktoken
     cyrillic = " ".join(["".join(chr(0x430 + rng.randrange(32)) for _ in range(rng.randint(3, 7)))
                          for _ in range(20_000)] * 3)
     data = cyrillic.encode()
-    fresh = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+    fresh = _native.Encoder(cl100k._ranks, cl100k.pattern)
     assert fresh.encode_to_numpy(cyrillic).tolist() == cl100k_tiktoken.encode_ordinary(cyrillic)
     need = (len(data) >> 8) + (sum(b >= 0x80 for b in data[::64]) * 64 >> 4)
     slots, used = fresh._cache_size()
     assert len(data) >> 8 < used <= 20_001 and 2 * used <= 65_536
     assert slots == 1 << (2 * need - 1).bit_length() == 131_072
-    old = _encoder._set_cache_limits(1000, 1 << 26)
+    old = _native._set_cache_limits(1000, 1 << 26)
     try:
-        capped = _encoder.Encoder(cl100k._ranks, cl100k.pattern)
+        capped = _native.Encoder(cl100k._ranks, cl100k.pattern)
         assert capped.encode_ordinary(words) == cl100k_tiktoken.encode_ordinary(words)
         assert capped._cache_size()[0] == 2048      # room for 1,000: it started over, never grew
     finally:
-        _encoder._set_cache_limits(*old)
+        _native._set_cache_limits(*old)
 
 
 def test_encode_to_numpy_into_its_array_and_through_the_kept_buffer(cl100k, cl100k_tiktoken, backend, stdlib_docs):
@@ -365,7 +366,7 @@ def test_encode_to_numpy_into_its_array_and_through_the_kept_buffer(cl100k, cl10
     want_big, want_small = cl100k_tiktoken.encode_ordinary(big), cl100k_tiktoken.encode_ordinary(small_text)
     encoders = [tok]
     if backend == "cython":
-        encoders.append(_encoder.Encoder(cl100k._ranks, cl100k.pattern))   # a new one: no kept buffer
+        encoders.append(_native.Encoder(cl100k._ranks, cl100k.pattern))   # a new one: no kept buffer
     for enc in encoders:
         got = enc.encode_to_numpy(big)
         assert got.dtype == np.uint32 and got.shape == (len(want_big),) and got.tolist() == want_big
@@ -540,4 +541,4 @@ def test_helper_encoders_are_kept(small):
 def test_the_compiled_encoder_is_built_with_the_tokenizer(small):
     # built at construction, so that the first encode pays for no table
     tok = Tokenizer(small.merges, pattern=small.pattern, backend="cython")
-    assert isinstance(tok._fast, _encoder.Encoder)
+    assert isinstance(tok._fast, _native.Encoder)

@@ -4,8 +4,9 @@ and agreement between merge-list replay and rank encoding on every one of them."
 
 import pytest
 
-from bpe_lesson import Tokenizer, hardcoded
-from bpe_lesson.hardcoded import OPERATORS, hardcoded_merges, hardcoded_tokens
+from bpe_lesson import Tokenizer
+from bpe_lesson.scale import hardcoded
+from bpe_lesson.scale.hardcoded import OPERATORS, hardcoded_merges, hardcoded_tokens
 from bpe_lesson.textbook import apply_merges
 from bpe_lesson.ranks import vocab_from_merges
 from bpe_lesson.ranks import recover_merges

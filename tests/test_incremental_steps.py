@@ -1,6 +1,6 @@
 """The incremental trainer's steps, one by one, on cases worked out by hand.
 
-``incremental.py`` and ``_incremental.pyx`` name the same steps (``load``,
+``incremental.py`` and ``_compiled/_incremental.pxi`` name the same steps (``load``,
 ``count_all``, ``pop_best``, ``merge_word``, ``apply_merge``); the first test
 checks that both files have each name, reading the .pyx as text so it runs
 without a build. The compiled steps are ``cdef`` (not callable from Python);
@@ -21,7 +21,7 @@ BYTES = {i: bytes([i]) for i in range(256)}
 
 
 def pyx_source():
-    with open(os.path.join(os.path.dirname(bpe_lesson.__file__), "_incremental.pyx"), encoding="utf-8") as f:
+    with open(os.path.join(os.path.dirname(bpe_lesson.__file__), "_compiled", "_incremental.pxi"), encoding="utf-8") as f:
         return f.read()
 
 

@@ -1,4 +1,4 @@
-"""GPT-2's ``encoder.json`` + ``vocab.bpe`` pair, read and written (``interop/gpt2_files.py``).
+"""GPT-2's ``encoder.json`` + ``vocab.bpe`` pair, read and written (``formats/gpt2_files.py``).
 
 Checked against two independent readers of the same files: tiktoken's
 ``data_gym_to_mergeable_bpe_ranks`` (the loader of its ``gpt2`` encoding, given
@@ -17,7 +17,7 @@ import tiktoken
 import tiktoken.load
 
 import bpe_lesson
-from bpe_lesson.interop import from_gpt2_files, save_gpt2_files
+from bpe_lesson.formats.gpt2_files import from_gpt2_files, save_gpt2_files
 from bpe_lesson.patterns import GPT2_PATTERN
 
 EOT = "<|endoftext|>"

@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bpe_lesson
-from bpe_lesson.interop import from_huggingface, from_pretrained, save_huggingface, to_huggingface
-from bpe_lesson.interop.huggingface import bytes_to_unicode, from_oniguruma, to_oniguruma
+from bpe_lesson.formats.huggingface import from_huggingface, save_huggingface, to_huggingface
+from bpe_lesson.formats.pretrained import from_pretrained
+from bpe_lesson.formats.huggingface import bytes_to_unicode, from_oniguruma, to_oniguruma
 from bpe_lesson.patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, split_chunks
 from bpe_lesson.teaching.samples import MULTILINGUAL
 
@@ -230,7 +231,7 @@ def test_a_corrupt_file_is_named(trained, tmp_path):
 
 
 def test_non_byte_level_tokens_and_merge_order_are_checked(trained, tmp_path):
-    from bpe_lesson.interop.huggingface import huggingface_dict
+    from bpe_lesson.formats.huggingface import huggingface_dict
 
     d = huggingface_dict(trained)
     d["model"]["vocab"]["▁word"] = 5000  # U+2581 is no byte's character
@@ -247,7 +248,7 @@ def test_non_byte_level_tokens_and_merge_order_are_checked(trained, tmp_path):
 def test_worked_examples_in_docstrings():
     import doctest
 
-    from bpe_lesson.interop import huggingface
+    from bpe_lesson.formats import huggingface
 
     result = doctest.testmod(huggingface, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
@@ -275,7 +276,7 @@ def test_an_exported_folder_pads_a_batch_with_auto_tokenizer(tmp_path, prose_doc
 
 def test_roles_default_and_can_be_named(tmp_path):
     from bpe_lesson import Tokenizer
-    from bpe_lesson.interop.huggingface import special_roles
+    from bpe_lesson.formats.huggingface import special_roles
 
     tok = Tokenizer([], special_tokens={"<|begin_of_text|>": 256, "<|eot_id|>": 257, "<|end_of_text|>": 258})
     assert special_roles(tok) == {"eos_token": "<|end_of_text|>", "bos_token": "<|begin_of_text|>",

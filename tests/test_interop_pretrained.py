@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bpe_lesson.interop import NAMES, PRETRAINED, from_pretrained
-from bpe_lesson.interop import pretrained as pretrained_mod
+from bpe_lesson.formats.pretrained import NAMES, PRETRAINED, from_pretrained
+from bpe_lesson.formats import pretrained as pretrained_mod
 from bpe_lesson.teaching.samples import MULTILINGUAL
 
 # Held-out text in many scripts, written for these tests. Only characters assigned
@@ -69,7 +69,7 @@ def _reference(name):
     import tiktoken_ext.openai_public as openai_public
 
     def load_local(url, expected_hash=None):  # tiktoken's own loader would download
-        from bpe_lesson.tiktoken_io import read_tiktoken_file
+        from bpe_lesson.formats.tiktoken_io import read_tiktoken_file
 
         assert url.endswith(f"/{name}.tiktoken")
         return read_tiktoken_file(pretrained_mod.pretrained_path(name), expected_sha256=expected_hash)
@@ -200,11 +200,12 @@ def test_worked_examples_in_docstrings():
     assert result.attempted > 0 and result.failed == 0
 
 
-def test_importing_interop_leaves_the_heavy_libraries_alone():
+def test_importing_the_formats_leaves_the_heavy_libraries_alone():
     import subprocess
     import sys
 
-    code = ("import sys, bpe_lesson.interop; "
+    code = ("import sys, bpe_lesson.formats.pretrained, bpe_lesson.formats.huggingface, "
+            "bpe_lesson.formats.gpt2_files; "
             "print(sorted(m for m in ('tokenizers', 'transformers', 'torch', 'llama_models', 'mistral_common') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -1,4 +1,4 @@
-"""Progress bars (``_progress.py``): on stderr, never stdout; off unless asked or on a terminal.
+"""Progress bars (``_internal/progress.py``): on stderr, never stdout; off unless asked or on a terminal.
 
 Each case reads what the process wrote to its real file descriptors 1 and 2
 (``capfd``, so a bar written past ``sys.stderr`` would still be caught).
@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import bpe_lesson
-from bpe_lesson._progress import progress_bar
+from bpe_lesson._internal.progress import progress_bar
 from bpe_lesson.scale.config import ConfigError, parse_config
 from bpe_lesson.scale.phases import train_from_config
 

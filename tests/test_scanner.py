@@ -11,7 +11,7 @@ The Python backend's split *is* ``regex.findall``, so comparing it with
 ``regex`` would test nothing: on real text both backends are compared with a
 second engine, Hugging Face ``tokenizers``' Split (Oniguruma, written in C), and
 on cases worked out by hand. The character-class table the scanners read
-(``_char_classes.py``) is checked against ``regex`` code point by code point.
+(``_internal/char_classes.py``) is checked against ``regex`` code point by code point.
 
 subtle: ``regex`` and tiktoken's engine disagree about the classes of some rare
 code points ("disputed", ``unicode_classes``). The comparisons with ``regex``
@@ -28,7 +28,9 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import bpe_lesson
-from bpe_lesson import _char_classes, _encoder, _incremental, patterns
+from bpe_lesson import patterns
+from bpe_lesson._internal import char_classes as _char_classes
+from bpe_lesson._compiled import _native
 from bpe_lesson.patterns import PATTERNS
 from bpe_lesson.unicode_classes import disputed_table, needs_exact
 from bpe_lesson.teaching.samples import MULTILINGUAL
@@ -38,8 +40,8 @@ needs_cython = pytest.mark.skipif(bpe_lesson.BACKEND == "python", reason="BPE_LE
 
 
 def splitter(backend):
-    """split_chunks of the backend: the same name in patterns.py and _encoder.pyx."""
-    return _encoder.split_chunks if backend == "cython" else patterns.split_chunks
+    """split_chunks of the backend: the same name in patterns.py and _compiled/_native.pxi."""
+    return _native.split_chunks if backend == "cython" else patterns.split_chunks
 
 
 def expected(text, name):
@@ -95,7 +97,7 @@ tricky_text = st.lists(
 @example(text="\u0301\u0301A")
 def test_scanner_equals_regex_on_tricky_text(text):
     assume(not needs_exact(text))  # disputed code points: test_unicode_classes.py
-    split = _encoder.split_chunks
+    split = _native.split_chunks
     for name in NAMES:
         assert split(text, name) == expected(text, name), name
 
@@ -118,9 +120,9 @@ AFTER = ["é", "É", "\u0301", "中", "\xa0", "\u3000", "'s", "'LL", "\n", "\r\n
 def test_scanner_equals_regex_across_eight_byte_steps(text):
     assume(not needs_exact(text))
     for name in NAMES:
-        assert _encoder.split_chunks(text, name) == expected(text, name), name
+        assert _native.split_chunks(text, name) == expected(text, name), name
         # the trainer's chunk counter reads the same scanners
-        counter = _incremental.ChunkCounter(name)
+        counter = _native.ChunkCounter(name)
         counter.add(text)
         assert counter.to_dict() == Counter(c.encode("utf-8", "surrogatepass") for c in expected(text, name))
 
@@ -132,7 +134,7 @@ def test_scanner_equals_regex_at_every_run_boundary():
         for after in AFTER:
             for text in (run + after + "x", " " + run + after, "(" + run + after + run):
                 for name in NAMES:
-                    assert _encoder.split_chunks(text, name) == expected(text, name), (name, text)
+                    assert _native.split_chunks(text, name) == expected(text, name), (name, text)
 
 
 @needs_cython
@@ -140,7 +142,7 @@ def test_scanner_equals_regex_at_every_run_boundary():
 @given(text=st.text(max_size=60))
 def test_scanner_equals_regex_on_random_unicode(text):
     assume(not needs_exact(text))  # disputed code points: test_unicode_classes.py
-    split = _encoder.split_chunks
+    split = _native.split_chunks
     for name in NAMES:
         assert split(text, name) == expected(text, name), name
 
@@ -151,7 +153,7 @@ def test_scanner_equals_regex_on_random_unicode(text):
 def test_scanner_lets_lone_surrogates_through_like_the_regex(text):
     assume(not needs_exact(text))  # disputed code points: test_unicode_classes.py
     # categories=() includes Cs: lone surrogates, which a str may hold
-    split = _encoder.split_chunks
+    split = _native.split_chunks
     for name in NAMES:
         assert split(text, name) == expected(text, name), name
 
@@ -176,7 +178,7 @@ def test_split_equals_oniguruma_on_real_text(backend, real_texts):
 def test_scanner_equals_regex_on_real_text(real_texts):
     for what, text in real_texts.items():
         for name in NAMES:
-            got = _encoder.split_chunks(text, name)
+            got = _native.split_chunks(text, name)
             want = expected(text, name)
             assert len(got) == len(want), (what, name)
             assert got == want, (what, name)
@@ -220,25 +222,25 @@ def test_class_table_equals_regex_on_sampled_code_points():
 
 
 @needs_cython
-@pytest.mark.parametrize("module", [_encoder, _incremental])
-def test_both_extensions_read_the_shared_table(module):
+def test_the_extension_reads_the_shared_table():
+    module = _native
     classes, _, _ = _char_classes.class_tables()
     assert all(module._class_of(chr(cp)) == classes[cp] for cp in range(0, 0x110000, 7))
 
 
 @needs_cython
 def test_long_s_is_a_contraction_letter_for_the_encoder_and_the_counter():
-    assert _encoder.split_chunks("x'\u017f", "gpt4") == ["x", "'\u017f"]
-    counter = _incremental.ChunkCounter("gpt4")
+    assert _native.split_chunks("x'\u017f", "gpt4") == ["x", "'\u017f"]
+    counter = _native.ChunkCounter("gpt4")
     counter.add("x'\u017f")
     assert counter.to_dict() == {b"x": 1, "'\u017f".encode(): 1}
 
 
 @needs_cython
 def test_custom_regex_and_none_go_through_unchanged():
-    assert _encoder.split_chunks("ab cd", r"\S+|\s+") == ["ab", " ", "cd"]
-    assert _encoder.split_chunks("ab cd", None) == ["ab cd"]
-    assert _encoder.split_chunks("", None) == []
+    assert _native.split_chunks("ab cd", r"\S+|\s+") == ["ab", " ", "cd"]
+    assert _native.split_chunks("ab cd", None) == ["ab cd"]
+    assert _native.split_chunks("", None) == []
 
 
 # ---- the window scanner: 64 bytes of ASCII at a time (_window.h) ---------------------------------
@@ -250,9 +252,8 @@ WINDOW_PIECES = ["a", "Z", "s", "T", "ll", "Ve", "re", "D", "m", "0", "7", "123"
 
 
 @needs_cython
-@pytest.mark.parametrize("module", [_encoder, _incremental])
-def test_the_window_scanner_is_in_use(module):
-    assert module._window_in_use()   # so that the tests below exercise it
+def test_the_window_scanner_is_in_use():
+    assert _native._window_in_use()   # so that the tests below exercise it
 
 
 @needs_cython
@@ -262,7 +263,7 @@ def test_window_scanner_equals_regex_on_random_text(simd):
         pieces = rng.choice([WINDOW_PIECES, WINDOW_PIECES[:29], ["a", "A", " ", "\n", "'", "s", "/", "(", "1"]])
         text = "".join(rng.choices(pieces, k=rng.randint(40, 200)))
         for name in NAMES:
-            assert _encoder.split_chunks(text, name) == expected(text, name), (name, text)
+            assert _native.split_chunks(text, name) == expected(text, name), (name, text)
 
 
 # what the window scanner must hand over to the scalar one, at every offset to a window's edge
@@ -278,8 +279,8 @@ def test_window_scanner_equals_regex_at_every_offset(piece, simd):
         for pad in ("ab " * 30, "x" * 90, " " * 90, "1" * 90, "(" * 90):
             text = pad[:offset] + piece + pad[:70]
             for name in NAMES:
-                assert _encoder.split_chunks(text, name) == expected(text, name), (name, text)
-            counter = _incremental.ChunkCounter("o200k")
+                assert _native.split_chunks(text, name) == expected(text, name), (name, text)
+            counter = _native.ChunkCounter("o200k")
             counter.add(text)
             assert counter.to_dict() == Counter(c.encode() for c in expected(text, "o200k"))
 
@@ -296,9 +297,9 @@ WIDE_PIECES = ["слово", "Слово", "СЛОВО", "λόγος", "Ωμέγ
 
 def _same_as_regex(text):
     for name in NAMES:
-        assert _encoder.split_chunks(text, name) == expected(text, name), (name, text)
+        assert _native.split_chunks(text, name) == expected(text, name), (name, text)
     if "\ud800" not in text:   # the trainer's counter refuses a lone surrogate; split_chunks takes it
-        counter = _incremental.ChunkCounter("o200k")
+        counter = _native.ChunkCounter("o200k")
         counter.add(text)
         assert counter.to_dict() == Counter(c.encode() for c in expected(text, "o200k"))
 
@@ -330,12 +331,12 @@ def test_window_scanner_equals_regex_on_wide_characters_at_every_offset(piece, s
 
 @needs_cython
 def test_chunk_counts_go_past_32_bits_and_merge_by_key():
-    counter = _incremental.ChunkCounter("gpt4")
+    counter = _native.ChunkCounter("gpt4")
     counter.add("a b a")                  # "a", " b", " a": once each
     for _ in range(33):
         counter.update(counter)           # doubles every count
     assert counter.to_dict() == {b"a": 2 ** 33, b" b": 2 ** 33, b" a": 2 ** 33}
-    other = _incremental.ChunkCounter("gpt4")
+    other = _native.ChunkCounter("gpt4")
     other.add("a c")
     counter.update(other)
     assert counter.to_dict() == {b"a": 2 ** 33 + 1, b" b": 2 ** 33, b" a": 2 ** 33, b" c": 1}

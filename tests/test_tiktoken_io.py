@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 import bpe_lesson
 from bpe_lesson.patterns import PATTERNS
 from bpe_lesson.ranks import byte_pair_merge, recover_merges, unreachable_tokens
-from bpe_lesson import Tokenizer, _encoder
-from bpe_lesson import tiktoken_io as tio
+from bpe_lesson import Tokenizer
+from bpe_lesson._compiled import _native
+from bpe_lesson.formats import tiktoken_io as tio
 from bpe_lesson.teaching.samples import MULTILINGUAL
 from bpe_lesson.textbook import apply_merges
 
@@ -278,7 +279,7 @@ def test_ids_past_18_bits_are_never_packed(real):
     # their order, so the ids are tiktoken's moved up by 300,000
     ours, theirs, _ = real["cl100k_base"]
     shifted = {token: (rank if rank < 256 else rank + 300_000) for token, rank in ours._ranks.items()}
-    encoder = _encoder.Encoder(shifted, "gpt4")
+    encoder = _native.Encoder(shifted, "gpt4")
     text = "".join(chunks_of_many_ids(theirs).values()) * 3 + " a word and a word"
     want = [i if i < 256 else i + 300_000 for i in theirs.encode_ordinary(text)]
     assert encoder.encode_ordinary(text) == want

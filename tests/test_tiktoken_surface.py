@@ -13,7 +13,7 @@ import inspect
 import pytest
 import tiktoken
 
-from bpe_lesson.interop import from_pretrained
+from bpe_lesson.formats.pretrained import from_pretrained
 
 TEXTS = ["", "hello world", "héllo wörld 中文 😀 <|endoftext|>x", "def f(x):\n    return x  # 12345\n\n",
          "a" * 300, " \n\t  \n", "Καλημέρα κόσμε, привет мир, مرحبا بالعالم"]

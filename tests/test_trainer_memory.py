@@ -19,10 +19,10 @@ def counts():
 
 
 def report_for(counts, n_merges):
-    from bpe_lesson import _incremental
+    from bpe_lesson._compiled import _native
 
     report = {}
-    merges = _incremental.train_merges(counts, n_merges, memory=report)
+    merges = _native.train_merges(counts, n_merges, memory=report)
     return merges, report
 
 

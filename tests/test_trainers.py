@@ -273,7 +273,7 @@ def test_compiled_chunk_counting_equals_regex_counting(pattern, stdlib_docs, pro
         pytest.skip("BPE_LESSON_PUREPYTHON=1")
     docs = stdlib_docs[:40] + prose_docs[:40] + ["a<|endoftext|>b<|endoftext|>", "ünïcödé 😀\r\n  x"]
     specials = ["<|endoftext|>"]
-    slow = count_chunk_bytes(docs, pattern, specials, processes=1, fast=False)
+    slow = count_chunk_bytes(docs, pattern, specials, processes=1, backend="python")
     assert count_chunk_bytes(docs, pattern, specials, processes=1) == slow
     assert count_chunk_bytes(docs, pattern, specials, processes=2) == slow
     assert not any(b"endoftext" in c for c in slow)
@@ -288,7 +288,7 @@ def test_compiled_chunk_counting_on_random_text(docs, pattern):
     # subtle: on code points regex and tiktoken classify differently the Python path follows
     # tiktoken; test_unicode_classes.py checks both backends on those
     assume(not any(needs_exact(d) for d in docs))
-    assert count_chunk_bytes(docs, pattern, processes=2) == count_chunk_bytes(docs, pattern, processes=1, fast=False)
+    assert count_chunk_bytes(docs, pattern, processes=2) == count_chunk_bytes(docs, pattern, processes=1, backend="python")
 
 
 @pytest.mark.slow
@@ -303,7 +303,7 @@ def test_threaded_counting_in_fresh_processes_equals_regex_counting():
         "from bpe_lesson.teaching.samples import code_files\n"
         "docs = list(code_files(3_000_000).values())\n"
         "a = count_chunk_bytes(docs, 'gpt4', processes=2)\n"
-        "b = count_chunk_bytes(docs, 'gpt4', processes=1, fast=False)\n"
+        "b = count_chunk_bytes(docs, 'gpt4', processes=1, backend='python')\n"
         "print('equal' if a == b else 'differ')\n"
     )
     for _ in range(4):

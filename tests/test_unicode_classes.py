@@ -1,6 +1,6 @@
 """Ids equal tiktoken's on every code point: the classes come from tiktoken's engine.
 
-The stored ranges (``_unicode_data.py``) are checked against what the installed
+The stored ranges (``_internal/unicode_data.py``) are checked against what the installed
 tiktoken gives now, and the named patterns' chunks and ids against tiktoken on
 every Unicode scalar value in five contexts, on both backends.
 """
@@ -9,8 +9,9 @@ import pytest
 import regex
 import tiktoken
 
-from bpe_lesson import _unicode_data, tiktoken_io
+from bpe_lesson.formats import tiktoken_io
 from bpe_lesson import unicode_classes as uc
+from bpe_lesson._internal import unicode_data as _unicode_data
 from bpe_lesson.patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, split_chunks
 from bpe_lesson.tokenizer import Tokenizer
 

@@ -1,22 +1,25 @@
 """bpe_lesson: byte-pair encoding from first principles.
 
 The public API: ``train``, ``load``, ``from_pretrained`` (real models' vocabularies,
-offline: ``interop.pretrained``), ``Tokenizer`` and ``BACKEND``: "cython" when the
-compiled extensions (the trainer ``_incremental`` and the encoder ``_encoder``) are
+offline: ``formats.pretrained``), ``Tokenizer`` and ``BACKEND``: "cython" when the
+compiled extension (``_compiled._native``: the trainer and the encoder) is
 built and not disabled by ``BPE_LESSON_PUREPYTHON=1``, else "python" (decided once,
 in ``_backend.py``). Both give the same merges and the same ids.
 
 The core, flat in this folder, is what the book's Part I reads: ``patterns``,
 ``normalize``, ``chunks``, ``textbook``, ``incremental``, ``ranks``, ``tokenizer``,
-``trainer``, ``tiktoken_io``, ``hardcoded``. Larger capabilities live in
-subpackages that import the core, never the reverse: ``scale`` (the YAML
-trainer), ``lm`` (shards and training windows), ``cousins`` (WordPiece, Unigram),
-``teaching`` (the book's helpers) and ``interop`` (other ecosystems).
+``trainer``, ``unicode_classes``, ``documents``; beside it, its own folders:
+``formats`` (tokenizer files in and out: ours, ``.tiktoken``, Hugging Face's, GPT-2's;
+real models' vocabularies),
+``_compiled`` (the Cython extension) and ``_internal`` (helpers). Larger
+capabilities live in subpackages that import the core, never the reverse:
+``scale`` (the YAML trainer), ``lm`` (shards and training windows), ``cousins``
+(WordPiece, Unigram) and ``teaching`` (the book's helpers).
 """
 
 from ._backend import BACKEND
 from .documents import read_documents
-from .interop import from_pretrained
+from .formats.pretrained import from_pretrained
 from .tokenizer import Tokenizer
 from .trainer import train
 

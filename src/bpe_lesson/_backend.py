@@ -1,11 +1,12 @@
 """Which implementation serves: the compiled extensions or the readable Python.
 
 Decided once, here, when the package is imported (msgpack's way): ``BACKEND`` is
-"cython" when both compiled extensions (the trainer ``_incremental`` and the
-encoder ``_encoder``) are built and ``BPE_LESSON_PUREPYTHON`` is unset (or "0");
-otherwise "python". With ``BPE_LESSON_PUREPYTHON=1`` the extensions are not even
-imported. Every other module asks ``resolve_backend`` and reads ``_incremental``
-and ``_encoder`` from here; nothing else looks at the environment.
+"cython" when the compiled extension (``_compiled._native``: the encoder and the
+trainer) is built and ``BPE_LESSON_PUREPYTHON`` is unset (or "0"); otherwise
+"python". With ``BPE_LESSON_PUREPYTHON=1`` the extension is not even imported.
+Every other module asks ``compiled(backend)`` (or ``resolve_backend``) and passes
+the caller's ``backend=`` down explicitly; nothing else looks at the environment
+or imports the extension.
 
 Also here, so there is one of each: the number of cores, and the input size from
 which worker processes (or threads) pay for themselves.
@@ -19,14 +20,14 @@ import os
 
 PUREPYTHON = os.environ.get("BPE_LESSON_PUREPYTHON", "") not in ("", "0")
 
-_incremental = _encoder = None
+native = None  # the compiled extension, when it serves
 if not PUREPYTHON:
     try:
-        from . import _encoder, _incremental
-    except ImportError:  # not built: `pip install -e .` compiles both
-        _incremental = _encoder = None
+        from ._compiled import _native as native
+    except ImportError:  # not built: `pip install -e .` compiles it
+        native = None
 
-BACKEND = "cython" if (_incremental is not None and _encoder is not None) else "python"
+BACKEND = "cython" if native is not None else "python"
 BACKENDS = ("python", "cython")
 
 try:
@@ -55,6 +56,16 @@ def resolve_backend(backend: str | None) -> str:
                "it is not built; run `pip install -e .` (needs Cython and a C++ compiler)")
         raise RuntimeError(f"the Cython backend is not available: {why}")
     return backend
+
+
+def compiled(backend: str | None):
+    """The compiled extension when ``backend`` (resolved: None is ``BACKEND``) is "cython",
+    else None: what every fast path asks, with its caller's ``backend=``.
+
+    >>> compiled("python") is None
+    True
+    """
+    return native if resolve_backend(backend) == "cython" else None
 
 
 def workers(requested: int | None, size: int) -> int:

@@ -108,18 +108,19 @@ def to_byte_counts(chunk_counts) -> dict[bytes, int]:
     return {chunk.encode("utf-8"): count for chunk, count in chunk_counts.items()}
 
 
-def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), processes: int | None = None,
-                      fast: bool = True) -> dict[bytes, int]:
+def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), processes: int | None = None, *,
+                      backend: str | None = None) -> dict[bytes, int]:
     """Chunk counts as UTF-8 bytes (what the trainers take): bytes -> count.
 
-    Equal to ``to_byte_counts(count_chunks(...))``; with ``fast`` (and the compiled
-    scanner available for this pattern) it counts on ``processes`` threads instead.
+    Equal to ``to_byte_counts(count_chunks(...))``; on the "cython" ``backend`` (None:
+    ``BACKEND``), for a pattern the compiled scanner has, it counts on ``processes``
+    threads instead; "python" always runs the readable split.
 
     >>> sorted(count_chunk_bytes(["low low", "lower"], "gpt4").items())
     [(b' low', 1), (b'low', 1), (b'lower', 1)]
     """
     pattern = resolve_pattern(pattern)
-    counter = compiled_counter(pattern) if fast else None
+    counter = compiled_counter(pattern, backend)
     if counter is None:
         return to_byte_counts(count_chunks(texts, pattern, special_tokens, processes))
     docs = [texts] if isinstance(texts, str) else list(texts)
@@ -149,10 +150,14 @@ def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), processes: 
     return total.to_dict()
 
 
-def compiled_counter(pattern):
-    """The compiled ``ChunkCounter`` class if it can count with ``pattern``, else None
-    (a custom regex, or the Python backend).
+def compiled_counter(pattern, backend: str | None = None):
+    """The compiled ``ChunkCounter`` class if it can count with ``pattern`` on ``backend``
+    (None: ``BACKEND``), else None (a custom regex, or the Python backend).
+
+    >>> compiled_counter("gpt4", "python") is None
+    True
     """
-    if _backend.BACKEND != "cython" or (pattern is not None and pattern not in PATTERNS.values()):
+    native = _backend.compiled(backend)
+    if native is None or (pattern is not None and pattern not in PATTERNS.values()):
         return None
-    return _backend._incremental.ChunkCounter
+    return native.ChunkCounter

@@ -11,7 +11,7 @@ Three ideas make it fast:
      a popped entry is an upper bound: if its count is stale we push the true
      count back and pop again.
 
-The steps have names, and ``_incremental.pyx`` has the same ones, compiled:
+The steps have names, and ``_compiled/_incremental.pxi`` has the same ones, compiled:
 ``load``, ``count_all``, ``pop_best``, ``merge_word`` (the step inside one word)
 and ``apply_merge`` (one merge over every word that holds the pair).
 

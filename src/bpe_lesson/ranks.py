@@ -13,7 +13,7 @@ spaces would take the plain loop minutes); and ``merge_with_dropout``, the loop 
 BPE-dropout's random drops.
 
 What this module does not do: split text into chunks (``patterns.py``), handle
-special tokens or cache anything (``tokenizer.py``), or read files (``tiktoken_io.py``).
+special tokens or cache anything (``tokenizer.py``), or read files (``formats/tiktoken_io.py``).
 """
 
 from __future__ import annotations

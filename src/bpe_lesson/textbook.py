@@ -6,7 +6,7 @@ the package's one rule, and rewrites every chunk. That costs a full pass over th
 corpus per merge, so it is for small corpora and for reading; ``incremental.py``
 gives the same merges, fast.
 
-The rule (shared with ``incremental.py`` and ``_incremental.pyx``):
+The rule (shared with ``incremental.py`` and ``_compiled/_incremental.pxi``):
   * merge the pair with the highest count (overlapping occurrences count: "aaa" has
     two (a, a) pairs);
   * ties go to the smallest (left id, right id);

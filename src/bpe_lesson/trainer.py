@@ -2,7 +2,7 @@
 
 The steps: resolve the split pattern, count the chunks (``chunks.py``), learn the
 merges with one of three trainers that share one rule (``textbook.py``,
-``incremental.py``, ``_incremental.pyx``), and give special tokens the ids after
+``incremental.py``, ``_compiled/_incremental.pxi``), and give special tokens the ids after
 the merges. Which incremental trainer serves is ``_backend.BACKEND`` unless the
 caller names one.
 
@@ -16,14 +16,15 @@ What this module does not do: read files or follow a YAML config (``scale/``).
 from __future__ import annotations
 
 from . import _backend, incremental, textbook
-from ._progress import check_progress, progress_bar
+from ._internal.progress import check_progress, progress_bar
 from .incremental import TIE_BREAKS
 from .chunks import count_chunk_bytes
 from .normalize import check_form, check_specials_normalized
 from .normalize import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
 from .patterns import resolve_pattern
-from .tokenizer import Tokenizer, replace_surrogates
+from ._internal.checks import replace_surrogates
+from .tokenizer import Tokenizer
 
 ALGORITHMS = ("textbook", "incremental")
 
@@ -38,7 +39,7 @@ def get_trainer(algorithm: str = "incremental", backend: str | None = None):
         raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
     if algorithm == "textbook":
         return textbook  # one implementation: it exists to be read
-    return _backend._incremental if _backend.resolve_backend(backend) == "cython" else incremental
+    return _backend.compiled(backend) or incremental
 
 
 def _check_covered(text, pattern, specials, chunk_counts) -> None:
@@ -54,7 +55,7 @@ def _check_covered(text, pattern, specials, chunk_counts) -> None:
             raise uncovered_error(piece, at, pattern, f"a piece of document {k}")
 
 
-def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm="incremental",
+def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorithm="incremental",
           backend=None, verbose=False, processes=None, normalize=None, tie_break="smallest-ids",
           min_frequency=2, max_token_length=None, progress=None) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
@@ -83,7 +84,7 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     ``progress``: a bar of the merges on stderr: None (default) on a terminal only,
     and only when training takes more than a second (so a notebook's stored
     outputs and a log never hold one); True always (a notebook shows it too);
-    False never (``_progress.py``).
+    False never (``_internal/progress.py``).
 
     >>> tok = train("aaabdaaabac", 259, pattern=None)
     >>> tok.encode("aaabdaaabac")
@@ -116,18 +117,19 @@ def train(text, vocab_size: int, pattern="gpt4", special_tokens=None, algorithm=
     pattern = resolve_pattern(pattern)
     check_pattern(pattern)
     check_specials_normalized(specials, check_form(normalize))  # refused now, not after training
+    backend = _backend.resolve_backend(backend)  # once: what every step below runs on
     impl = get_trainer(algorithm, backend)
     if not isinstance(text, str):
         text = list(text)  # a generator is read once; counting may need it twice (surrogates, coverage)
     if check_form(normalize) is not None:  # before pre-tokenization, as encode does
         text = normalize_text(text, normalize) if isinstance(text, str) else [normalize_text(d, normalize) for d in text]
 
-    fast = algorithm == "incremental" and _backend.resolve_backend(backend) == "cython"
+    counting = backend if algorithm == "incremental" else "python"  # the textbook counts as it reads
     try:
-        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, fast=fast)
+        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, backend=counting)
     except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encode does (rare, so only then)
         text = replace_surrogates(text) if isinstance(text, str) else [replace_surrogates(d) for d in text]
-        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, fast=fast)
+        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, backend=counting)
     if pattern is not None and pattern not in PATTERNS.values():
         _check_covered(text, pattern, specials, chunk_counts)
     with progress_bar(False if (verbose or n_merges == 0) else progress, total=n_merges, desc="merges",

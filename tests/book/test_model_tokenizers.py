@@ -12,7 +12,7 @@ statement against the output it must agree with.
 import os
 import re
 
-from bpe_lesson.interop import PRETRAINED
+from bpe_lesson.formats.pretrained import PRETRAINED
 
 from _notebook import (chapter, code_cell, displayed_tables, glue_refs, glued_values, markdown,
                        markdown_cells, source, stdout, summary_cell)

@@ -35,7 +35,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 import bpe_lesson
-from bpe_lesson.interop import from_pretrained
+from bpe_lesson.formats.pretrained import from_pretrained
 from bpe_lesson.patterns import split_chunks
 from bpe_lesson.teaching import samples
 

@@ -123,7 +123,7 @@ def test_a_sidecar_that_is_a_folder_is_refused_by_name(tmp_path):
         train("hello world hello there " * 50, 300).save_tiktoken({str(p)!r})
         """, tmp_path)
     assert r.returncode == 0, r.stderr
-    from bpe_lesson.tiktoken_io import sidecar_path
+    from bpe_lesson.formats.tiktoken_io import sidecar_path
     sp = sidecar_path(str(p))
     os.unlink(sp)
     os.mkdir(sp)
@@ -136,7 +136,7 @@ def test_train_config_that_is_not_a_file_is_a_clear_error(tmp_path, kind):
     os.mkdir(p) if kind == "folder" else os.mkfifo(p)
     r = run(f"""
         import sys
-        from bpe_lesson.cli import main
+        from bpe_lesson.__main__ import main
         sys.exit(main(["train", "-c", {str(p)!r}]))
         """, tmp_path)
     assert r.returncode != 0

@@ -16,7 +16,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, pre_tokenizers, trainers
 
 from bpe_lesson import Tokenizer
-from bpe_lesson.interop.huggingface import bytes_to_unicode, from_huggingface, huggingface_dict
+from bpe_lesson.formats.huggingface import bytes_to_unicode, from_huggingface, huggingface_dict
 
 ALPHABET = "abcx "
 B2U = bytes_to_unicode()

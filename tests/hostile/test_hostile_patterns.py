@@ -62,7 +62,7 @@ def test_capture_group_refused_by_the_importers(tmp_path):
     with pytest.raises(ValueError, match="capture group"):
         Tokenizer.load_tiktoken(tmp_path / "t.tiktoken", pattern=CAPTURING)
 
-    from bpe_lesson.interop.huggingface import from_huggingface, huggingface_dict
+    from bpe_lesson.formats.huggingface import from_huggingface, huggingface_dict
     hf = huggingface_dict(tok)
     hf["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = CAPTURING
     (tmp_path / "tokenizer.json").write_text(json.dumps(hf), encoding="utf-8")

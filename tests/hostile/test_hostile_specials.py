@@ -14,7 +14,7 @@ import unicodedata
 import pytest
 
 from bpe_lesson import Tokenizer, train
-from bpe_lesson.interop.huggingface import from_huggingface, huggingface_dict, to_huggingface
+from bpe_lesson.formats.huggingface import from_huggingface, huggingface_dict, to_huggingface
 
 DECOMPOSED = "<|e\u0301|>"  # NFC composes it to "<|\u00e9|>"
 

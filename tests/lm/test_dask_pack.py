@@ -19,8 +19,8 @@ import pydoc_data.topics
 import pytest
 
 import bpe_lesson
-from bpe_lesson._dask import dask_client, leftovers
-from bpe_lesson.cli import main as cli_main
+from bpe_lesson._internal.cluster import dask_client, leftovers
+from bpe_lesson.__main__ import main as cli_main
 from bpe_lesson.lm import dask_pack
 from bpe_lesson.lm.dask_pack import write_shard
 from bpe_lesson.lm.pack import pack
@@ -137,7 +137,7 @@ def test_a_worker_killed_mid_write_changes_nothing(tmp_path, sources, tok_path, 
 KILL_AFTER_TWO_SHARDS = """
 import os, signal, sys
 import bpe_lesson.lm.pack as pack
-from bpe_lesson.cli import main
+from bpe_lesson.__main__ import main
 from bpe_lesson.lm import dask_pack
 from bpe_lesson.lm.dask_pack import write_shard
 dask_pack.GROUP_BYTES = 100_000

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import bpe_lesson
-from bpe_lesson.interop import from_pretrained
+from bpe_lesson.formats.pretrained import from_pretrained
 from bpe_lesson.lm.chat import TEMPLATES, render_chat
 from bpe_lesson.lm.pack import pack
 from bpe_lesson.lm.preference import (check_shared_prompt, encode_pair, gather_last, pair_batch,
@@ -100,7 +100,7 @@ def test_llama3_mask_decodes_to_the_assistant_messages_and_their_eot(llama3, met
 def qwen_hf(tmp_path_factory):
     """Our Qwen vocabulary, exported and loaded back as transformers' PreTrainedTokenizerFast."""
     from transformers import PreTrainedTokenizerFast
-    from bpe_lesson.interop.huggingface import save_huggingface
+    from bpe_lesson.formats.huggingface import save_huggingface
     tok = from_pretrained("qwen")
     path = tmp_path_factory.mktemp("qwen") / "tokenizer.json"
     save_huggingface(tok, path)

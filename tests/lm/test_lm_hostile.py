@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import bpe_lesson
-from bpe_lesson.cli import main as cli_main
+from bpe_lesson.__main__ import main as cli_main
 from bpe_lesson.lm.chat import sft_targets
 from bpe_lesson.lm.pack import folder_lock, pack
 from bpe_lesson.lm.shards import verify

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import bpe_lesson
-from bpe_lesson.cli import main as cli_main
+from bpe_lesson.__main__ import main as cli_main
 from bpe_lesson.lm.pack import pack
 from bpe_lesson.lm.shards import dtype_for, read_manifest, verify
 from bpe_lesson.tokenizer import Tokenizer
@@ -113,7 +113,7 @@ def test_pack_on_two_workers_writes_every_document_in_order(tmp_path, tok_path, 
     import threading
 
     import bpe_lesson.lm.pack as packing
-    from bpe_lesson.tiktoken_io import to_tiktoken
+    from bpe_lesson.formats.tiktoken_io import to_tiktoken
 
     monkeypatch.setattr(packing, "_BATCH_CHARS", 3_000)
     monkeypatch.setattr(packing, "_THREAD_BATCH_CHARS", 3_000)
@@ -145,7 +145,7 @@ def test_two_packs_at_once_each_encode_with_their_own_tokenizer(tok_path, other_
     # two packs in one process (say, two threads of a notebook) take batches in turn:
     # neither may encode with the other's tokenizer (a module-wide one did, from its 2nd batch)
     import bpe_lesson.lm.pack as packing
-    from bpe_lesson.tiktoken_io import to_tiktoken
+    from bpe_lesson.formats.tiktoken_io import to_tiktoken
 
     toks = [bpe_lesson.load(p) for p in (tok_path, other_tok_path)]
     docs = prose_docs[:6]

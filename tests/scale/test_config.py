@@ -20,7 +20,7 @@ from bpe_lesson.scale import phases as phases_mod
 from bpe_lesson.scale.config import ConfigError, load_config, parse_config
 from bpe_lesson.scale.phases import train_from_config
 from bpe_lesson.chunks import count_chunks, to_byte_counts
-from bpe_lesson.hardcoded import hardcoded_merges
+from bpe_lesson.scale.hardcoded import hardcoded_merges
 from bpe_lesson.teaching.samples import code_split, prose_split
 from bpe_lesson.tokenizer import Tokenizer
 from bpe_lesson.trainer import get_trainer
@@ -273,8 +273,8 @@ def test_an_interrupted_run_leaves_no_partial_output(corpus, tmp_path, monkeypat
 
     def second_phase_interrupted(cfg, phase, *args, **kwargs):
         if phase.name == "code":
-            if _backend._incremental is not None:
-                monkeypatch.setattr(_backend._incremental, "train_merges", interrupt)
+            if _backend.native is not None:
+                monkeypatch.setattr(_backend.native, "train_merges", interrupt)
             monkeypatch.setattr("bpe_lesson.incremental.train_merges", interrupt)
         return real(cfg, phase, *args, **kwargs)
 

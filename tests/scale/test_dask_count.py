@@ -1,4 +1,4 @@
-"""Counting chunks on a Dask cluster (scale/dask_count.py, _dask.py) on real text.
+"""Counting chunks on a Dask cluster (scale/dask_count.py, _internal/cluster.py) on real text.
 
 The counts are checked against ``regex`` splitting each whole file (independent
 of the units, the compiled scanner and the cluster); training with ``engine: dask``
@@ -16,7 +16,7 @@ import pydoc_data.topics
 import pytest
 import regex
 
-from bpe_lesson._dask import DaskUnavailable, dask_client, leftovers
+from bpe_lesson._internal.cluster import DaskUnavailable, dask_client, leftovers
 from bpe_lesson.patterns import GPT4_PATTERN, O200K_PATTERN
 from bpe_lesson.scale.config import ConfigError, parse_config
 from bpe_lesson.scale.dask_count import count_on_cluster, count_phase, count_range, plan_tasks

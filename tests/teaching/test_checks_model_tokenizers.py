@@ -8,7 +8,7 @@ import pytest
 from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
 
 import bpe_lesson
-from bpe_lesson.interop.huggingface import bytes_to_unicode, show_bytes
+from bpe_lesson.formats.huggingface import bytes_to_unicode, show_bytes
 from bpe_lesson.teaching.checks import model_tokenizers
 
 

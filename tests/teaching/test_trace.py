@@ -79,7 +79,7 @@ def test_measure_work_against_brute_force(prose_counts):
 
 
 def test_pyx_function_reads_the_source_file():
-    path = os.path.join(os.path.dirname(incremental.__file__), "_incremental.pyx")
+    path = os.path.join(os.path.dirname(incremental.__file__), "_compiled", "_incremental.pxi")
     text = open(path, encoding="utf-8").read()
     src = trace.pyx_function("count_all", docstring=True)
     assert src.startswith("cdef") and "count_all(" in src.splitlines()[0]

@@ -45,9 +45,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._dask import as_completed
-from .._files import atomic_write
-from .._progress import progress_bar
+from .._internal.cluster import as_completed
+from .._internal.files import atomic_write
+from .._internal.progress import progress_bar
 from .shards import load_tokenizer, shard_name
 
 GROUP_BYTES = 8 << 20  # source bytes per encoding task

@@ -27,38 +27,35 @@ edit that restores the old size and mtime by hand goes unnoticed.)
 What this module does not do: check a finished folder (``shards.py``), serve
 training windows (``windows.py``) or chat data (``chat.py``); it imports no
 torch. It does not shuffle documents: the order of the sources is the order of
-the shards.
+the shards. The folder's lock, state file and tokenizer file are ``pack_folder.py``'s;
+``PackJob`` holds one pack's plan (what to read, how to cut, where to write).
 """
 
 from __future__ import annotations
 
 import argparse
-import fcntl
 import glob
 import hashlib
-import json
 import multiprocessing as mp
 import os
-import re
 import shutil
 import sys
 import time
 from collections import deque
+from dataclasses import dataclass
 from concurrent.futures import Future, ThreadPoolExecutor
 from multiprocessing.pool import AsyncResult
 
 import numpy as np
 
 from .._backend import workers
-from .._dask import dask_client
-from .._files import atomic_write
-from .._progress import check_progress, progress_bar
+from .._internal.cluster import dask_client
+from .._internal.progress import check_progress, progress_bar
 from ..documents import STDIN, expand_sources, iter_documents
-from ..interop.huggingface import special_roles
-from ..interop.pretrained import ALIASES, from_pretrained
-from ..interop.pretrained import NAMES as PRETRAINED_NAMES
+from ..formats.huggingface import special_roles
 from ..tokenizer import Tokenizer
 from .dask_pack import write_shards_on_dask
+from .pack_folder import _clean_partial, _start_or_resume, _write_json, folder_lock, tokenizer_file
 from .shards import (DEFAULT_EOS, FORMAT, MANIFEST, STATE, VERSION, dtype_for, embedding_rows, load_tokenizer,
                      sha256_file, shard_name, special_id, tokenizer_fingerprint)
 
@@ -216,52 +213,8 @@ class ShardWriter:
                 "sha256": self._hash.hexdigest()}
 
 
-def _write_json(path, obj) -> None:
-    atomic_write(path, (json.dumps(obj, indent=1) + "\n").encode("utf-8"))
-
-
-def _clean_partial(out_dir, keep: int) -> None:
-    """Remove temporary files and any shard numbered ``keep`` or above (a killed run's leftovers)."""
-    for pattern in (".shard_*.tmp", "." + STATE + ".*.tmp", "." + MANIFEST + ".*.tmp"):
-        for p in glob.glob(os.path.join(out_dir, pattern)):
-            os.unlink(p)
-    for p in glob.glob(os.path.join(out_dir, "shard_*.bin")):
-        m = re.fullmatch(r"shard_(\d+)\.bin", os.path.basename(p))
-        if m and int(m.group(1)) >= keep:
-            os.unlink(p)
-
-
-def _start_or_resume(out_dir, settings: dict, overwrite: bool) -> dict:
-    """The state to continue from: a killed run's (same settings), or a fresh one written now."""
-    state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
-    if os.path.exists(state_path):
-        try:
-            with open(state_path, encoding="utf-8") as f:
-                state = json.load(f)
-            if not isinstance(state, dict) or not isinstance(state.get("settings"), dict):
-                raise ValueError("not a pack state")
-        except (ValueError, RecursionError) as e:
-            raise ValueError(f"{state_path} is not a pack state file ({str(e)[:80]}); delete it, or pass "
-                             f"--overwrite to start over") from None
-        changed = [k for k in settings if state["settings"].get(k) != settings[k]]
-        if not changed:
-            return state  # resume
-        if not overwrite:
-            raise ValueError(f"{out_dir} holds an unfinished pack with other settings ({', '.join(changed)} "
-                             f"differ); pack into another folder, or pass --overwrite to start over")
-    old = glob.glob(os.path.join(out_dir, "shard_*.bin"))
-    if (old or os.path.exists(manifest_path)) and not overwrite:
-        raise ValueError(f"{out_dir} already holds shards; pack into an empty folder or pass --overwrite")
-    for p in old + [manifest_path, state_path]:
-        if os.path.exists(p):
-            os.unlink(p)
-    state = {"settings": settings, "next_document": 0, "documents": 0, "empty_documents": 0, "shards": []}
-    _write_json(state_path, state)  # from here on, shard files in this folder are ours
-    return state
-
-
 # ---- pack -----------------------------------------------------------------------
-def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, eos: str | None = None,
+def pack(sources, tokenizer, out_dir, *, shard_tokens: int = DEFAULT_SHARD_TOKENS, eos: str | None = None,
          pad: str | None = None, text_field: str = "text", processes: int | None = None,
          overwrite: bool = False, progress: bool | None = None, engine: str = "local", scheduler: str | None = None,
          glob: str | None = None) -> dict:
@@ -278,7 +231,7 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
     where that run stopped. ``engine="dask"``: the workers of a Dask cluster
     encode and write the shards (``dask_pack.py``), on ``scheduler`` or on a
     LocalCluster of ``processes`` workers; same bytes. ``progress``: a bar on stderr,
-    None (default) on a terminal only, True always, False never (``_progress.py``).
+    None (default) on a terminal only, True always, False never (``_internal/progress.py``).
 
     ``sources`` and ``text_field``/``glob`` are read as ``train`` reads them
     (``documents.py``): ``.txt``, ``.jsonl`` (the field ``text_field`` of each
@@ -306,195 +259,151 @@ def pack(sources, tokenizer, out_dir, shard_tokens: int = DEFAULT_SHARD_TOKENS, 
         raise ValueError(f"--out {out_dir}: cannot create the folder ({e.strerror or e})") from None
     with folder_lock(out_dir):  # taken first: a tokenizer given by name or object is written into the folder
         tok_path = tokenizer_file(tokenizer, out_dir)
-        return _pack_here(sources, tok_path, out_dir, shard_tokens, eos, pad, text_field, processes, overwrite,
-                          progress, engine, scheduler, glob)
+        job = PackJob.plan(expand_sources(sources, glob), text_field, tok_path, eos, pad, shard_tokens, out_dir)
+        job.processes, job.progress, job.engine, job.scheduler = processes, progress, engine, scheduler
+        return job.run(overwrite)
 
 
-def tokenizer_file(tokenizer, out_dir) -> str:
-    """The tokenizer file a pack reads: a path as given; a ``Tokenizer``, or the name of a model
-    vocabulary that is not a file here, is written into ``out_dir`` as ``tokenizer.tiktoken``."""
-    if not isinstance(tokenizer, Tokenizer):
-        path = os.fspath(tokenizer)
-        if os.path.exists(path) or (path not in PRETRAINED_NAMES and path not in ALIASES):
-            return path
-        tokenizer = from_pretrained(path)
-    path = os.path.join(out_dir, "tokenizer.tiktoken")
-    tokenizer.save_tiktoken(path)  # the same tokenizer gives the same bytes: a resumed pack matches
-    return path
-
-
-def _pack_here(sources, tok_path, out_dir, shard_tokens, eos, pad, text_field, processes, overwrite, progress,
-               engine, scheduler, glob=None) -> dict:
-    """``pack`` once the folder is locked and the tokenizer is a file."""
-    tok = load_tokenizer(tok_path)
-    if eos is None:
-        eos = special_roles(tok).get("eos_token", DEFAULT_EOS)  # none of the usual names: say so below
-    eos_id = special_id(tok, eos, "EOS")
-    pad_id = None if pad is None else special_id(tok, pad, "PAD")
-    vocab_size = embedding_rows(tok)
-    dtype = dtype_for(vocab_size)
-    paths = expand_sources(sources, glob)
-    if STDIN in paths and engine == "dask":
-        raise ValueError("engine dask reads the sources on its workers, which cannot read this standard input; "
-                         "save it to a file first")
-    settings = {
-        # size and mtime: a source edited since an interrupted run is not resumed (see the docstring);
-        # standard input gets this run's time, so a run that read it never matches a later one
-        "sources": [[p, 0, time.time_ns()] if p == STDIN else
-                    [os.path.abspath(p), os.path.getsize(p), os.stat(p).st_mtime_ns] for p in paths],
-        "text_field": text_field, "tokenizer_sha256": sha256_file(tok_path),
-        "eos_token_id": eos_id, "dtype": dtype, "shard_size_tokens": shard_tokens,
-    }
-    return _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
-                        shard_tokens, text_field, processes, overwrite, progress, engine, scheduler)
-
-
-class folder_lock:
-    """``with folder_lock(out_dir):`` an exclusive lock on ``out_dir/.pack.lock``, or a
-    ``ValueError`` at once when another process holds it. The lock file is removed when
-    the pack ends, so a finished folder holds only its shards and manifest.
-
-    >>> import tempfile; d = tempfile.mkdtemp()
-    >>> with folder_lock(d):
-    ...     os.listdir(d)
-    ['.pack.lock']
-    >>> os.listdir(d)
-    []
+@dataclass
+class PackJob:
+    """One pack, once its folder is locked and its tokenizer is a file: what to read, how
+    to cut it into shards, where to write. ``plan`` makes one; ``run`` writes the shards
+    (starting over or resuming) and the manifest.
     """
 
-    def __init__(self, out_dir):
-        self.path = os.path.join(out_dir, ".pack.lock")
+    # what to read
+    paths: list            # the sources, expanded (documents.expand_sources)
+    text_field: str
+    # how to cut: the tokenizer, the ids around documents, the shard layout
+    tok: Tokenizer
+    tok_path: str
+    eos: str
+    pad: str | None
+    eos_id: int
+    pad_id: int | None
+    vocab_size: int        # embedding rows (shards.embedding_rows)
+    dtype: str             # "uint16" or "uint32"
+    shard_tokens: int
+    # where to write, and who does the work
+    out_dir: str
+    settings: dict         # what a resumed run must match (pack_state.json)
+    processes: int | None = None
+    progress: bool | None = None
+    engine: str = "local"
+    scheduler: str | None = None
 
-    def __enter__(self):
+    @classmethod
+    def plan(cls, paths, text_field, tok_path, eos, pad, shard_tokens, out_dir) -> "PackJob":
+        """The job for ``paths`` (already expanded) with the tokenizer file ``tok_path``."""
+        tok = load_tokenizer(tok_path)
+        if eos is None:
+            eos = special_roles(tok).get("eos_token", DEFAULT_EOS)  # none of the usual names: say so below
+        eos_id = special_id(tok, eos, "EOS")
+        pad_id = None if pad is None else special_id(tok, pad, "PAD")
+        vocab_size = embedding_rows(tok)
+        dtype = dtype_for(vocab_size)
+        settings = {
+            # size and mtime: a source edited since an interrupted run is not resumed (see the docstring);
+            # standard input gets this run's time, so a run that read it never matches a later one
+            "sources": [[p, 0, time.time_ns()] if p == STDIN else
+                        [os.path.abspath(p), os.path.getsize(p), os.stat(p).st_mtime_ns] for p in paths],
+            "text_field": text_field, "tokenizer_sha256": sha256_file(tok_path),
+            "eos_token_id": eos_id, "dtype": dtype, "shard_size_tokens": shard_tokens,
+        }
+        return cls(paths, text_field, tok, tok_path, eos, pad, eos_id, pad_id, vocab_size, dtype, shard_tokens,
+                   out_dir, settings)
+
+    @property
+    def state_path(self) -> str:
+        """Where the job records its progress after each shard.
+
+        >>> PackJob([], "text", None, "t.json", "<eos>", None, 0, None, 256, "uint16", 10, "out", {}).state_path
+        'out/pack_state.json'
+        """
+        return os.path.join(self.out_dir, STATE)
+
+    def run(self, overwrite: bool) -> dict:
+        """Write the shards and the manifest; return the manifest."""
+        if STDIN in self.paths and self.engine == "dask":
+            raise ValueError("engine dask reads the sources on its workers, which cannot read this standard input; "
+                             "save it to a file first")
+        fresh = not os.path.exists(self.state_path)
+        state = _start_or_resume(self.out_dir, self.settings, overwrite)
         try:
-            self._f = open(self.path, "a+")
-        except OSError as e:
-            raise ValueError(f"{os.path.dirname(self.path)}: cannot write in the folder ({e.strerror or e})") from None
-        try:
-            fcntl.flock(self._f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._f.seek(0)
-            who = self._f.read().strip() or "?"
-            self._f.close()
-            raise ValueError(f"{os.path.dirname(self.path)}: another pack (process {who}) is writing into this "
-                             f"folder; wait for it, or pack into another folder") from None
-        # subtle: the pack before us may have removed the file after we opened it; a lock on
-        # that removed file locks nothing, so take the lock again on the file now at the path
-        try:
-            current = os.stat(self.path)
-        except FileNotFoundError:
-            current = None
-        if current is None or not os.path.samestat(current, os.fstat(self._f.fileno())):
-            self._f.close()
-            return self.__enter__()
-        self._f.seek(0)
-        self._f.truncate()
-        self._f.write(str(os.getpid()))
-        self._f.flush()
-        return self
+            n_docs, n_empty = self.write(state)
+        except BaseException:
+            if fresh and not state["shards"] and os.path.exists(self.state_path):
+                os.unlink(self.state_path)  # a run that failed before its first shard leaves nothing to resume
+            raise
+        return self.finish(state, n_docs, n_empty)
 
-    def __exit__(self, *exc):
-        try:
-            os.unlink(self.path)  # removed while still locked: a pack that opens it now retries
-        except FileNotFoundError:
-            pass
-        self._f.close()  # closing releases the lock
+    def write(self, state) -> tuple[int, int]:
+        """Encode and write the shards from where ``state`` stopped; return (documents, empty ones)."""
+        _clean_partial(self.out_dir, keep=len(state["shards"]))
+        processes = workers(self.processes, sum(size for _, size, _ in self.settings["sources"]))
+        if self.engine == "dask":  # encoded and written by the workers of a Dask cluster (dask_pack.py)
+            with dask_client(self.scheduler, workers=processes) as client:
+                return write_shards_on_dask(client, self.paths, iter_documents, self.text_field, self.tok_path,
+                                            self.eos_id, self.dtype, self.shard_tokens, self.out_dir, state,
+                                            lambda: _write_json(self.state_path, state), self.progress)
+        return self.write_here(state, processes)
 
+    def write_here(self, state, processes: int) -> tuple[int, int]:
+        """Encode and write the shards here (this process and its workers); return (documents, empty ones)."""
+        shards = state["shards"]  # list of shard records, in order
+        for parts in glob.glob(os.path.join(self.out_dir, ".parts-*")):
+            shutil.rmtree(parts)  # ids a killed Dask run encoded (dask_pack.py): not used here
+        writer = ShardWriter(self.out_dir, self.dtype, self.shard_tokens, self.eos_id, first_index=len(shards))
+        # what the state file will say once the open shard is closed: (next_document, documents, empty_documents)
+        done = (state["next_document"], state["documents"], state["empty_documents"])
+        n_docs, n_empty, last_index = done[1], done[2], done[0] - 1
 
-def _pack_locked(paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
-                 shard_tokens, text_field, processes, overwrite, progress, engine="local", scheduler=None) -> dict:
-    """``pack`` once the folder is locked."""
-    state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
-    fresh = not os.path.exists(state_path)
-    state = _start_or_resume(out_dir, settings, overwrite)
-    try:
-        return _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size,
-                          dtype, shard_tokens, text_field, processes, progress, engine, scheduler)
-    except BaseException:
-        if fresh and not state["shards"] and os.path.exists(state_path):
-            os.unlink(state_path)  # a run that failed before its first shard leaves nothing to resume
-        raise
+        def save_shard(record):
+            shards.append(record)
+            state.update(next_document=done[0], documents=done[1], empty_documents=done[2])
+            _write_json(self.state_path, state)  # after the rename: a shard on disk is only "done" once recorded
 
+        seen = [0]  # documents read so far, empty ones included
+        chars = _THREAD_BATCH_CHARS if _on_threads(self.tok, processes) else _BATCH_CHARS
+        docs = _batches(iter_documents(self.paths, self.text_field), done[0], seen, chars)
+        with progress_bar(self.progress, delay=2.0, desc="pack", unit="doc") as bar:
+            for batch, (lengths, flat) in _encoded(docs, self.tok, self.tok_path, self.eos_id, self.dtype, processes):
+                offset = 0
+                for (index, label, _), n in zip(batch, lengths.tolist()):
+                    n_empty += index - last_index - 1  # the empty documents skipped since the last one
+                    last_index = index
+                    if n > self.shard_tokens:
+                        raise ValueError(f"document {label} is {n - 1} tokens + 1 EOS = {n}, more than --shard-tokens "
+                                         f"{self.shard_tokens}; a document never spans two shards, so raise the budget")
+                    if not writer.fits(n):
+                        save_shard(writer.close_shard())
+                    writer.add(flat[offset : offset + n])
+                    offset += n
+                    n_docs += 1
+                    done = (index + 1, n_docs, n_empty)
+                bar.update(len(batch))
+        n_empty += max(seen[0], done[0]) - last_index - 1  # empty documents at the very end
+        record = writer.close_shard()
+        if record is not None:
+            save_shard(record)
+        return n_docs, n_empty
 
-def _pack_from(state, paths, tok, tok_path, out_dir, settings, eos, pad, eos_id, pad_id, vocab_size, dtype,
-               shard_tokens, text_field, processes, progress, engine="local", scheduler=None) -> dict:
-    state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
-    shards = state["shards"]  # list of shard records, in order
-    _clean_partial(out_dir, keep=len(shards))
-
-    processes = workers(processes, sum(size for _, size, _ in settings["sources"]))
-    if engine == "dask":  # encoded and written by the workers of a Dask cluster (dask_pack.py)
-        with dask_client(scheduler, workers=processes) as client:
-            n_docs, n_empty = write_shards_on_dask(client, paths, iter_documents, text_field, tok_path, eos_id,
-                                                   dtype, shard_tokens, out_dir, state,
-                                                   lambda: _write_json(state_path, state), progress)
-    else:
-        n_docs, n_empty = _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir,
-                                      state, state_path, processes, progress)
-    return _finish(out_dir, tok, tok_path, settings, state, eos, pad, eos_id, pad_id, vocab_size, dtype,
-                   shard_tokens, n_docs, n_empty)
-
-
-def _write_here(paths, text_field, tok, tok_path, eos_id, dtype, shard_tokens, out_dir, state, state_path,
-                processes, progress):
-    """Encode and write the shards here (this process and its workers); return (documents, empty ones)."""
-    shards = state["shards"]  # list of shard records, in order
-    for parts in glob.glob(os.path.join(out_dir, ".parts-*")):
-        shutil.rmtree(parts)  # ids a killed Dask run encoded (dask_pack.py): not used here
-    writer = ShardWriter(out_dir, dtype, shard_tokens, eos_id, first_index=len(shards))
-    # what the state file will say once the open shard is closed: (next_document, documents, empty_documents)
-    done = (state["next_document"], state["documents"], state["empty_documents"])
-    n_docs, n_empty, last_index = done[1], done[2], done[0] - 1
-
-    def save_shard(record):
-        shards.append(record)
-        state.update(next_document=done[0], documents=done[1], empty_documents=done[2])
-        _write_json(state_path, state)  # after the rename: a shard on disk is only "done" once recorded
-
-    seen = [0]  # documents read so far, empty ones included
-    chars = _THREAD_BATCH_CHARS if _on_threads(tok, processes) else _BATCH_CHARS
-    docs = _batches(iter_documents(paths, text_field), done[0], seen, chars)
-    with progress_bar(progress, delay=2.0, desc="pack", unit="doc") as bar:
-        for batch, (lengths, flat) in _encoded(docs, tok, tok_path, eos_id, dtype, processes):
-            offset = 0
-            for (index, label, _), n in zip(batch, lengths.tolist()):
-                n_empty += index - last_index - 1  # the empty documents skipped since the last one
-                last_index = index
-                if n > shard_tokens:
-                    raise ValueError(f"document {label} is {n - 1} tokens + 1 EOS = {n}, more than --shard-tokens "
-                                     f"{shard_tokens}; a document never spans two shards, so raise the budget")
-                if not writer.fits(n):
-                    save_shard(writer.close_shard())
-                writer.add(flat[offset : offset + n])
-                offset += n
-                n_docs += 1
-                done = (index + 1, n_docs, n_empty)
-            bar.update(len(batch))
-    n_empty += max(seen[0], done[0]) - last_index - 1  # empty documents at the very end
-    record = writer.close_shard()
-    if record is not None:
-        save_shard(record)
-    return n_docs, n_empty
-
-
-def _finish(out_dir, tok, tok_path, settings, state, eos, pad, eos_id, pad_id, vocab_size, dtype, shard_tokens,
-            n_docs, n_empty) -> dict:
-    """Write the manifest (last: a folder with one is finished) and drop the state file."""
-    state_path, manifest_path = os.path.join(out_dir, STATE), os.path.join(out_dir, MANIFEST)
-    shards = state["shards"]
-    manifest = {
-        "format": FORMAT, "version": VERSION,
-        "vocab_size": vocab_size, "eos_token": eos, "eos_token_id": eos_id,
-        "pad_token": pad, "pad_token_id": pad_id,
-        "tokenizer": {"name": os.path.basename(tok_path), "sha256": settings["tokenizer_sha256"],
-                      "fingerprint": tokenizer_fingerprint(tok)},
-        "dtype": dtype, "byte_order": "little", "shard_size_tokens": shard_tokens,
-        "total_tokens": sum(s["n_tokens"] for s in shards), "shard_count": len(shards),
-        "documents": n_docs, "empty_documents_skipped": n_empty, "shards": shards,
-    }
-    _write_json(manifest_path, manifest)
-    os.unlink(state_path)
-    return manifest
+    def finish(self, state, n_docs: int, n_empty: int) -> dict:
+        """Write the manifest (last: a folder with one is finished) and drop the state file."""
+        shards = state["shards"]
+        manifest = {
+            "format": FORMAT, "version": VERSION,
+            "vocab_size": self.vocab_size, "eos_token": self.eos, "eos_token_id": self.eos_id,
+            "pad_token": self.pad, "pad_token_id": self.pad_id,
+            "tokenizer": {"name": os.path.basename(self.tok_path), "sha256": self.settings["tokenizer_sha256"],
+                          "fingerprint": tokenizer_fingerprint(self.tok)},
+            "dtype": self.dtype, "byte_order": "little", "shard_size_tokens": self.shard_tokens,
+            "total_tokens": sum(s["n_tokens"] for s in shards), "shard_count": len(shards),
+            "documents": n_docs, "empty_documents_skipped": n_empty, "shards": shards,
+        }
+        _write_json(os.path.join(self.out_dir, MANIFEST), manifest)
+        os.unlink(self.state_path)
+        return manifest
 
 
 # ---- the command line ---------------------------------------------------------------

@@ -30,7 +30,7 @@ import sys
 
 import numpy as np
 
-from .._files import file_kind
+from .._internal.files import file_kind
 from ..tokenizer import Tokenizer
 
 MANIFEST = "manifest.json"

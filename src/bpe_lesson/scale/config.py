@@ -62,11 +62,11 @@ from dataclasses import dataclass, field
 import yaml
 
 from .._backend import CORES
-from .._dask import check_address
+from .._internal.cluster import check_address
 from ..documents import STDIN
 from ..incremental import TIE_BREAKS
 from ..patterns import PATTERNS, check_pattern, resolve_pattern
-from .._files import file_kind, read_bytes
+from .._internal.files import file_kind, read_bytes
 from .sources import list_files
 
 MB = 1 << 20
@@ -116,7 +116,7 @@ class Config:
     tie_break: str = "smallest-ids"  # or "greatest-bytes"
     min_frequency: int = 2
     max_token_length: int | None = None
-    progress: bool | None = None  # None: bars on a terminal only (_progress.py)
+    progress: bool | None = None  # None: bars on a terminal only (_internal/progress.py)
 
     @property
     def merge_options(self) -> dict:

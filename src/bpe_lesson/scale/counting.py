@@ -28,7 +28,7 @@ TASK_BYTES = 1 << 20  # text per counting task sent to a worker
 # Why counting is fast (measured on a 2-core x86-64 machine, 3.8 MB of stdlib
 # code, GPT-4 pattern): the regex split is most of the trainer's time, so
 #   * with the compiled backend and a named pattern, the hand-written scanner of
-#     ``_encoder.pyx`` counts each glued group in C++ (``ChunkCounter``); what
+#     ``_compiled/_chunk_counter.pxi`` counts each glued group in C++ (``ChunkCounter``); what
 #     follows is the pure-Python path, used otherwise:
 #   * each distinct unit is split once per task (1 MiB of text): code repeats
 #     lines, and 20-25% of the text is skipped;
@@ -116,11 +116,11 @@ def _split(data: bytes, pattern: str, specials) -> list[str]:
     return chunks
 
 
-def _count(data: bytes, pattern: str, specials) -> dict[bytes, int]:
+def _count(data: bytes, pattern: str, specials, backend=None) -> dict[bytes, int]:
     """Chunk counts of some units' bytes: the compiled scanner (``chunks.count_chunk_bytes``'s
-    ``ChunkCounter``) when the backend and the pattern allow it, else ``_split``.
+    ``ChunkCounter``) when ``backend`` and the pattern allow it, else ``_split``.
     """
-    counter = compiled_counter(pattern)
+    counter = compiled_counter(pattern, backend)
     if counter is None:
         return {chunk.encode("utf-8"): c for chunk, c in Counter(_split(data, pattern, specials)).items()}
     c = counter(pattern)
@@ -130,7 +130,7 @@ def _count(data: bytes, pattern: str, specials) -> dict[bytes, int]:
     return c.to_dict()
 
 
-def count_batch(units, alone, pattern, special_tokens=()) -> dict[bytes, int]:
+def count_batch(units, alone, pattern, special_tokens=(), backend=None) -> dict[bytes, int]:
     """Chunk counts (UTF-8 bytes -> count) of a list of units: the *map* step.
 
     Units marked alone are split one by one. The others are counted once per
@@ -149,13 +149,13 @@ def count_batch(units, alone, pattern, special_tokens=()) -> dict[bytes, int]:
         repeats[unit] -= 1
         if not repeats[unit]:
             del repeats[unit]
-        _add(counts, _count(unit, pattern, specials))
+        _add(counts, _count(unit, pattern, specials, backend))
         i = alone.find(1, i + 1)
     groups = {}  # (occurrences, is ASCII) -> units
     for unit, n in repeats.items():
         groups.setdefault((n, unit.isascii()), []).append(unit)
     for (n, _), group in sorted(groups.items()):
-        part = _count(b"".join(group), pattern, specials)
+        part = _count(b"".join(group), pattern, specials, backend)
         _add(counts, part if n == 1 else {chunk: c * n for chunk, c in part.items()})
     return counts
 
@@ -164,18 +164,18 @@ def _count_task(args):
     return count_batch(*args)
 
 
-def _tasks(units, alone, pattern, special_tokens):
+def _tasks(units, alone, pattern, special_tokens, backend=None):
     """Slices of about TASK_BYTES of text each, as arguments for count_batch."""
     ends = list(accumulate(map(len, units)))  # ends[i]: text bytes in units[: i + 1]
     start = 0
     while start < len(units):
         # the first unit at which the slice reaches TASK_BYTES
         stop = bisect_left(ends, (ends[start - 1] if start else 0) + TASK_BYTES, lo=start) + 1
-        yield units[start:stop], alone[start:stop], pattern, special_tokens
+        yield units[start:stop], alone[start:stop], pattern, special_tokens, backend
         start = stop
 
 
-def count_units(units, alone, pattern, special_tokens=(), processes: int = 1) -> dict[bytes, int]:
+def count_units(units, alone, pattern, special_tokens=(), processes: int = 1, *, backend=None) -> dict[bytes, int]:
     """Chunk counts of all the units: slices counted on ``processes`` workers (map), added here (reduce).
 
     >>> sorted(count_units([b"a b\\n", b"a b\\n"], bytearray(2), GPT4_PATTERN).items())
@@ -183,10 +183,10 @@ def count_units(units, alone, pattern, special_tokens=(), processes: int = 1) ->
     """
     if processes <= 1:
         total: dict[bytes, int] = {}
-        for args in _tasks(units, alone, pattern, list(special_tokens)):
+        for args in _tasks(units, alone, pattern, list(special_tokens), backend):
             _add(total, _count_task(args))
         return total
-    with CountingPool(processes, pattern, special_tokens) as pool:
+    with CountingPool(processes, pattern, special_tokens, backend=backend) as pool:
         pool.submit(units, alone)
         return pool.result()
 
@@ -201,15 +201,15 @@ class CountingPool:
     so they start in milliseconds and inherit the compiled regexes.
     """
 
-    def __init__(self, processes: int, pattern: str, special_tokens=()):
+    def __init__(self, processes: int, pattern: str, special_tokens=(), *, backend=None):
         self._pool = mp.get_context("fork").Pool(processes)
-        self._pattern, self._specials = pattern, list(special_tokens)
+        self._pattern, self._specials, self._backend = pattern, list(special_tokens), backend
         self._in_flight = []  # AsyncResult of each task not yet added
         self._limit = 2 * processes
         self.total: dict[bytes, int] = {}
 
     def submit(self, units, alone) -> None:
-        for args in _tasks(units, alone, self._pattern, self._specials):
+        for args in _tasks(units, alone, self._pattern, self._specials, self._backend):
             while len(self._in_flight) >= self._limit:
                 _add(self.total, self._in_flight.pop(0).get())  # backpressure: wait for the oldest
             self._in_flight.append(self._pool.apply_async(_count_task, (args,)))

@@ -30,7 +30,7 @@ a task's range is at most ``working_set_mb`` / threads per worker (and
 local engine whenever the local engine keeps all of it (the phase fits its budget);
 past that the local engine trains on a uniform sample and the cluster on every byte.
 
-What this module does not do: start or reach the cluster (``_dask.py``), run the
+What this module does not do: start or reach the cluster (``_internal/cluster.py``), run the
 merge loop (``phases.py``), split a parquet file by row groups, or move files:
 every worker must read the sources at the same paths (shared storage on a real cluster).
 """
@@ -41,7 +41,7 @@ import os
 import re
 import time
 
-from .._dask import dask_client, wait
+from .._internal.cluster import dask_client, wait
 from ..patterns import GPT4_PATTERN
 from .config import MB, Config, Phase
 from .counting import count_units
@@ -149,7 +149,7 @@ def range_units(path, start: int, stop: int, cut: re.Pattern):
         yield [carry], bytearray([1 if (stop == size or carry_alone) else 0])
 
 
-def count_range(task, pattern: str, special_tokens=()) -> tuple[dict, int, int]:
+def count_range(task, pattern: str, special_tokens=(), backend=None) -> tuple[dict, int, int]:
     """One map task: ``(chunk counts, text bytes, units)`` of a ``plan_tasks`` task. Pure.
 
     >>> import pathlib, tempfile; p = pathlib.Path(tempfile.mkdtemp(), "a.txt")
@@ -168,7 +168,7 @@ def count_range(task, pattern: str, special_tokens=()) -> tuple[dict, int, int]:
     for u, a in batches:
         units += u
         alone += a
-    counts = count_units(units, alone, pattern, special_tokens)
+    counts = count_units(units, alone, pattern, special_tokens, backend=backend)
     return counts, sum(map(len, units)), len(units)
 
 
@@ -190,7 +190,7 @@ def merge_counts(*parts):
 
 
 def count_on_cluster(client, tasks, pattern: str, special_tokens=(), count=count_range,
-                     split_every: int = SPLIT_EVERY) -> tuple[tuple[dict, int, int], float]:
+                     split_every: int = SPLIT_EVERY, backend=None) -> tuple[tuple[dict, int, int], float]:
     """Map ``count`` over the tasks on the cluster, reduce in a tree; return the root and the reduce time.
 
     The reduce time is what was left to do once the last map task ended, in seconds.
@@ -198,7 +198,8 @@ def count_on_cluster(client, tasks, pattern: str, special_tokens=(), count=count
     """
     if not tasks:
         return ({}, 0, 0), 0.0
-    layer = client.map(count, tasks, pattern=pattern, special_tokens=list(special_tokens))
+    extra = {} if backend is None else {"backend": backend}  # (a wrapper ``count`` may not take it)
+    layer = client.map(count, tasks, pattern=pattern, special_tokens=list(special_tokens), **extra)
     mapped = list(layer)
     # the tree: each level adds up to split_every results of the level below
     while len(layer) > 1:
@@ -210,7 +211,7 @@ def count_on_cluster(client, tasks, pattern: str, special_tokens=(), count=count
     return root, time.perf_counter() - t
 
 
-def count_phase(cfg: Config, phase: Phase, task_bytes: int | None = None):
+def count_phase(cfg: Config, phase: Phase, task_bytes: int | None = None, backend=None):
     """Count a phase on the cluster ``cfg`` names; return ``(counts, report fields, reduce seconds)``.
 
     With no ``scheduler`` in the config, a LocalCluster of ``cfg.processes``
@@ -222,6 +223,7 @@ def count_phase(cfg: Config, phase: Phase, task_bytes: int | None = None):
         task_bytes = min(TASK_BYTES, int(cfg.working_set_mb * MB) // threads)
     tasks = plan_tasks(files, cfg.pattern, task_bytes)
     with dask_client(cfg.scheduler, workers=cfg.processes, threads=threads) as client:
-        (counts, n_bytes, n_units), reduce_s = count_on_cluster(client, tasks, cfg.pattern, cfg.special_tokens)
+        (counts, n_bytes, n_units), reduce_s = count_on_cluster(client, tasks, cfg.pattern, cfg.special_tokens,
+                                                                backend=backend)
     report = dict(bytes_read=n_bytes, units_read=n_units, bytes_held=n_bytes, units_held=n_units, sampled=False)
     return counts, report, reduce_s

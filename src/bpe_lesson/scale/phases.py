@@ -29,10 +29,10 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .._backend import PARALLEL_MIN_BYTES
-from .._progress import check_progress, progress_bar
+from .._backend import PARALLEL_MIN_BYTES, resolve_backend
+from .._internal.progress import check_progress, progress_bar
 from ..documents import STDIN
-from ..hardcoded import hardcoded_merges
+from .hardcoded import hardcoded_merges
 from ..tokenizer import Tokenizer
 from ..trainer import get_trainer
 from .config import MB, Config, Phase, load_config
@@ -135,7 +135,7 @@ class _Overflow(Exception):
     """Text let go once counted did not fit the budget after all: read it again (``count_local``)."""
 
 
-def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_interrupt=None):
+def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_interrupt=None, backend=None):
     """Stream, sample and count one phase here: ``(counts, report fields, seconds reading)``.
 
     The units the workers have counted are held only for the case where the budget
@@ -151,24 +151,24 @@ def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_inter
     plain = all(path != STDIN and not path.endswith(".parquet") for path in files)  # .jsonl: file >= text
     if plain and size <= cfg.working_set_mb * MB / 2 and _processes(cfg, size) > 1:
         try:
-            return _read_and_count(cfg, phase, seed, progress, check_interrupt, forget=True)
+            return _read_and_count(cfg, phase, seed, progress, check_interrupt, backend, forget=True)
         except _Overflow:
             pass  # subtle: nothing kept from that pass; the one below starts from the same seed
-    return _read_and_count(cfg, phase, seed, progress, check_interrupt, forget=False)
+    return _read_and_count(cfg, phase, seed, progress, check_interrupt, backend, forget=False)
 
 
 def _processes(cfg: Config, size: int) -> int:
     return cfg.processes if size >= PARALLEL_MIN_BYTES else 1
 
 
-def _read_and_count(cfg: Config, phase: Phase, seed: int, progress, check_interrupt, forget: bool):
+def _read_and_count(cfg: Config, phase: Phase, seed: int, progress, check_interrupt, backend, *, forget: bool):
     """``count_local``'s one pass; ``forget``: let counted units go, raise ``_Overflow`` if sampling."""
     t0 = time.perf_counter()
     files = [(path, source.columns) for source in phase.sources for path in source.files]
     # on disk: parquet is compressed, a guess; standard input has no size (read it with one process)
     size = sum(os.path.getsize(path) for path, _ in files if path != STDIN)
     processes = _processes(cfg, size)
-    pool = CountingPool(processes, cfg.pattern, cfg.special_tokens) if processes > 1 else None
+    pool = CountingPool(processes, cfg.pattern, cfg.special_tokens, backend=backend) if processes > 1 else None
     try:
         # 1. stream every source into the memory budget; while everything still fits, the
         #    workers count what has been read so far (so reading and counting overlap)
@@ -202,7 +202,8 @@ def _read_and_count(cfg: Config, phase: Phase, seed: int, progress, check_interr
             if pool is not None:
                 pool.close()
                 pool = None
-            counts = count_units(reservoir.units, reservoir.alone, cfg.pattern, cfg.special_tokens, processes)
+            counts = count_units(reservoir.units, reservoir.alone, cfg.pattern, cfg.special_tokens, processes,
+                                 backend=backend)
     finally:
         if pool is not None:
             pool.close()
@@ -220,16 +221,17 @@ def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, p
     ``engine: dask`` counts on a Dask cluster instead (``dask_count.py``): every
     byte, no sample; "read" is then the map on the workers, "count" the reduce.
     """
+    backend = resolve_backend(backend)  # once: the counting and the merges run on it
     impl = get_trainer("incremental", backend)
     # ``progress``: None = bars on a terminal only (not in a log, a pipe or a notebook), True always
     progress = False if cfg.verbose else progress
     t0 = time.perf_counter()
     if cfg.engine == "dask":
-        counts, report_args, seconds_reduce = count_phase(cfg, phase)
+        counts, report_args, seconds_reduce = count_phase(cfg, phase, backend=backend)
         t2 = time.perf_counter()
         t1 = t2 - seconds_reduce
     else:
-        counts, report_args, seconds_read = count_local(cfg, phase, seed, progress, check_interrupt)
+        counts, report_args, seconds_read = count_local(cfg, phase, seed, progress, check_interrupt, backend)
         t1, t2 = t0 + seconds_read, time.perf_counter()
     check_interrupt()
     # 3. the merge loop, with its bar: merges done of the budget, merges per second
@@ -248,14 +250,14 @@ def run_phase(cfg: Config, phase: Phase, base_merges, seed: int, backend=None, p
                        peak_mb=peak_rss_mb(), **report_args)
 
 
-def train_from_config(config, backend=None, progress=None, log=None, write=True,
+def train_from_config(config, *, backend=None, progress=None, log=None, write=True,
                       check_interrupt=_never_interrupted) -> TrainResult:
     """Train the tokenizer a config describes and write it (``.tiktoken`` + JSON sidecar).
 
     ``config``: a ``Config`` or the path of a YAML file. ``log``: where the summary
     lines go (default: stderr); ``progress``: the bars on stderr, None (default) as the
     config's ``progress:`` says (itself by default: on a terminal only), True always
-    (a notebook shows them too), False never (``_progress.py``); ``write=False``
+    (a notebook shows them too), False never (``_internal/progress.py``); ``write=False``
     skips writing the output. The file is written only at the end, atomically, so
     an interrupted run leaves no partial output; with ``write`` the output path is
     checked before training (``check_output``).
@@ -279,7 +281,7 @@ def train_from_config(config, backend=None, progress=None, log=None, write=True,
         log(report.line())
     first = 256 + len(merges)
     name = os.path.basename(cfg.output).split(".")[0]
-    tok = Tokenizer(merges, pattern=cfg.pattern, name=name,
+    tok = Tokenizer(merges, pattern=cfg.pattern, name=name, backend=backend,
                     special_tokens={s: first + k for k, s in enumerate(cfg.special_tokens)})
     if write:
         write_output(cfg, tok)

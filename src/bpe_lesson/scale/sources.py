@@ -42,7 +42,7 @@ import os
 import re
 import sys
 
-from .._files import regular_file
+from .._internal.files import regular_file
 from ..documents import STDIN, SUFFIXES, expand_sources, jsonl_texts, parquet_texts
 from ..patterns import GPT2_PATTERN, GPT4_PATTERN, safe_cut
 

@@ -28,7 +28,7 @@ alternative, ``[^\\s..]++`` is followed by ``[\\r\\n]``, which it never matches,
 ``tests/browser/test_live_tokenizer.py`` checks the page's ids against tiktoken's.
 
 What this module does not do: load or train a vocabulary (``_ext/live_tokenizer.py``
-does, from ``bpe_lesson.interop`` and ``bpe_lesson.train``), or any other pattern
+does, from ``bpe_lesson.formats.pretrained`` and ``bpe_lesson.train``), or any other pattern
 (``js_pattern`` refuses one it does not know).
 """
 

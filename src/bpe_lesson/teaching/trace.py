@@ -209,7 +209,8 @@ _DEF = re.compile(r"^(\s*)(?:c?p?def)\s+(?:[\w\[\], ]+\s+)?(\w+)\s*\(")
 
 
 def pyx_function(name, module="_incremental", docstring=False):
-    """The source of function or method ``name`` in ``bpe_lesson/<module>.pyx``, as text.
+    """The source of function or method ``name`` in ``bpe_lesson/_compiled/<module>.pxi``
+    (a piece of the compiled extension; the trainer by default), as text.
 
     A ``def``, ``cdef`` or ``cpdef`` line naming ``name``, and every line after it that
     is blank or indented deeper, dedented; the docstring is left out unless
@@ -218,9 +219,9 @@ def pyx_function(name, module="_incremental", docstring=False):
     >>> print(pyx_function("pair_key").splitlines()[0])
     cdef inline uint64_t pair_key(int32_t a, int32_t b) noexcept nogil:
     """
-    path = os.path.join(os.path.dirname(incremental.__file__), f"{module}.pyx")
+    path = os.path.join(os.path.dirname(incremental.__file__), "_compiled", f"{module}.pxi")
     if not os.path.exists(path):
-        raise FileNotFoundError(f"{path}: no such .pyx file in the package folder")
+        raise FileNotFoundError(f"{path}: no such .pxi file in the compiled folder")
     with open(path, encoding="utf-8") as f:
         lines = f.read().splitlines()
     for k, line in enumerate(lines):

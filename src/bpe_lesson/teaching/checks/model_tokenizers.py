@@ -1,7 +1,7 @@
 """Checks of the exercises in *Model tokenizers, and the Hugging Face round trip*.
 
 Every check is differential. The references: GPT-2's spelling of bytes as the
-package writes it into ``tokenizer.json`` (``interop.huggingface.show_bytes``; the
+package writes it into ``tokenizer.json`` (``formats.byte_level.show_bytes``; the
 tests check its map against ``transformers``' own ``bytes_to_unicode``); a
 parameter count written out here and anchored on the counts Meta publishes for
 Llama 3 8B and Llama 3.2 1B (the tests check it against PyTorch's own modules); and
@@ -17,7 +17,7 @@ or import ``transformers`` (seconds to import, for a map of 256 entries).
 
 from __future__ import annotations
 
-from ...interop.huggingface import show_bytes
+from ...formats.huggingface import show_bytes
 from . import CHECKS, Generated, _gen, check, compare
 from ._calls import _name, _shown
 

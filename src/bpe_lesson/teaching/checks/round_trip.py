@@ -26,7 +26,7 @@ import tempfile
 import tiktoken
 import tiktoken.load
 
-from ... import tiktoken_io
+from ...formats import tiktoken_io
 from ...ranks import byte_pair_merge
 from ...tokenizer import Tokenizer
 from ...trainer import train

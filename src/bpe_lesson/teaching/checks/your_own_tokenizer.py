@@ -32,7 +32,8 @@ from collections import Counter
 import tiktoken
 import tiktoken.load
 
-from ... import incremental, textbook, tiktoken_io
+from ... import incremental, textbook
+from ...formats import tiktoken_io
 from ...patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, compile_pattern, split_chunks, split_specials
 from ...ranks import bpe_encode_chunk
 from ...tokenizer import Tokenizer

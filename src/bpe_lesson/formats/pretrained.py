@@ -46,8 +46,8 @@ import os
 from dataclasses import dataclass, field
 
 from ..patterns import GPT4_PATTERN, O200K_PATTERN
-from ..tiktoken_io import OFFLINE_ENCODINGS, offline_path, parse_tiktoken
-from ..tiktoken_io import read_tiktoken_bytes, sha256_hex
+from .offline import OFFLINE_ENCODINGS, offline_path
+from .tiktoken_io import parse_tiktoken, read_tiktoken_bytes, sha256_hex
 from ..tokenizer import Tokenizer
 
 # Llama 3's split pattern, as in llama_models/llama3/tokenizer.py (``Tokenizer.pat_str``):
@@ -160,7 +160,7 @@ PRETRAINED: dict[str, Pretrained] = {
                          "eccd1665d2e477697c33cb7f0daa6f6dfefc57a0a6bceb66d4be52952f827516",
                          "", tekken_specials(), file_format="tekken"),  # the pattern is read from the file
 }
-# GPT-4's and GPT-4o's files are found by tiktoken_io (two packages ship cl100k_base)
+# GPT-4's and GPT-4o's files are found by offline.py (two packages ship cl100k_base)
 for _name, _model in (("cl100k_base", "OpenAI GPT-4, GPT-3.5"), ("o200k_base", "OpenAI GPT-4o")):
     _spec = OFFLINE_ENCODINGS[_name]
     _package, _path, _pip = _spec["files"][0]

@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 import os
 
-from .._files import atomic_write, read_bytes
+from .._internal.files import atomic_write, read_bytes
 from ..tokenizer import Tokenizer
-from .huggingface import _CHAR_TO_BYTE, _BYTE_TO_CHAR
+from .byte_level import _BYTE_TO_CHAR, _CHAR_TO_BYTE
 
 ENCODER = "encoder.json"
 MERGES = "vocab.bpe"
@@ -85,7 +85,7 @@ def _read_merges(path) -> list[tuple[int, str, str]]:
     return out
 
 
-def from_gpt2_files(encoder_json, vocab_bpe, pattern="gpt2", name=None, backend=None) -> Tokenizer:
+def from_gpt2_files(encoder_json, vocab_bpe, *, pattern="gpt2", name=None, backend=None) -> Tokenizer:
     """A Tokenizer from GPT-2's ``encoder.json`` and ``vocab.bpe``, checked as a pair.
 
     >>> import tempfile; d = tempfile.mkdtemp()

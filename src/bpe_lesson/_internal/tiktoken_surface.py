@@ -9,12 +9,19 @@ holds every id, specials included), ``eot_token``, ``special_tokens_set``,
 ``is_special_token``, ``encode_with_unstable``, and ``len(tok)``. Unknown ids and
 tokens raise ``KeyError`` as in tiktoken.
 
+Also here, thin entry points into ``tiktoken_io``: ``save_tiktoken``, ``to_tiktoken``,
+``from_tiktoken``, ``load_tiktoken`` and ``from_spec``.
+
 What this module does not do: encode or decode itself (``Tokenizer.encode`` and
 ``Tokenizer.decode_bytes`` do; these are thin shapes around them), or reimplement
 ``encode_with_unstable``'s completion sets (it asks tiktoken, built from our ranks).
 """
 
 from __future__ import annotations
+
+import os
+
+from ..formats import tiktoken_io
 
 _CONTINUATION = range(0x80, 0xC0)  # UTF-8 continuation bytes 10xxxxxx
 
@@ -29,9 +36,18 @@ class UnknownTokenError(KeyError, ValueError):
 
 class EncodingSurface:
     """Mixed into ``Tokenizer``: needs ``vocab``, ``_ranks``, ``special_tokens``, ``_special_by_id``,
-    ``max_token_id``, ``encode``, ``encode_ordinary``, ``encode_batch``, ``decode_bytes``."""
+    ``_largest_rank``, ``encode``, ``encode_ordinary``, ``encode_batch``, ``decode_bytes``."""
 
     # ---- sizes and names ----------------------------------------------------
+    @property
+    def vocab_size(self) -> int:
+        """Number of ids: ordinary tokens plus special tokens."""
+        return len(self.vocab) + len(self.special_tokens)
+
+    @property
+    def max_token_id(self) -> int:
+        return max([self._largest_rank, *self.special_tokens.values()])
+
     @property
     def n_vocab(self) -> int:
         """Highest id + 1 (tiktoken's name): cl100k_base's is 100,277, though it has 100,261 ids.
@@ -130,3 +146,40 @@ class EncodingSurface:
 
     def decode_bytes_batch(self, batch, *, num_threads=8) -> list[bytes]:
         return [self.decode_bytes(ids) for ids in batch]
+
+    # ---- tiktoken's files and objects, in and out (``tiktoken_io``) -------------------
+    def save_tiktoken(self, path) -> None:
+        """Write a ``.tiktoken`` file (ranks = our ids) and its JSON sidecar; see ``tiktoken_io``."""
+        tiktoken_io.save_tiktoken(self, path)
+
+
+    def to_tiktoken(self, name=None):
+        """A ``tiktoken.Encoding`` with our ranks, pattern and special tokens; see ``tiktoken_io``."""
+        return tiktoken_io.to_tiktoken(self, name)
+
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "Tokenizer":
+        """A Tokenizer from imported parts (``ranks``, ``pattern``, ``special_tokens``, ``name``,
+        ``normalize``); its merges are recovered only when first asked for."""
+        vocab = {rank: token for token, rank in spec["ranks"].items()}  # int -> bytes
+        return cls(None, pattern=spec["pattern"], special_tokens=spec["special_tokens"], vocab=vocab,
+                   name=spec.get("name"), normalize=spec.get("normalize"))
+
+
+    @classmethod
+    def from_tiktoken(cls, source) -> "Tokenizer":
+        """Import a ``tiktoken.Encoding``, a ``.tiktoken`` file, or "cl100k_base" / "o200k_base" (offline,
+        sha256-checked); see ``tiktoken_io.tiktoken_spec``."""
+        return cls.from_spec(tiktoken_io.tiktoken_spec(source))
+
+
+    @classmethod
+    def load_tiktoken(cls, path, pattern=None, special_tokens=None, expected_sha256=None) -> "Tokenizer":
+        """Load a ``.tiktoken`` file; pattern and special tokens from the arguments, else its sidecar
+        (see ``tiktoken_io.read_tiktoken``)."""
+        spec = tiktoken_io.read_tiktoken(path, pattern, special_tokens, expected_sha256)
+        try:
+            return cls.from_spec(spec)
+        except ValueError as e:  # e.g. a special token's id that a token already has
+            raise ValueError(f"{os.fspath(path)} with {tiktoken_io.find_sidecar(path)}: {e}") from None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from itertools import chain
 
-from .patterns import GPT4_PATTERN, safe_cut  # noqa: F401 (GPT4_PATTERN: the doctest)
+from ..patterns import GPT4_PATTERN, safe_cut  # noqa: F401 (GPT4_PATTERN: the doctest)
 
 
 # How many characters of pieces are gathered before a cut is looked for. A stream of

@@ -1,6 +1,6 @@
 # The trainer's front end, compiled: count the chunks of texts, cut as the
 # encoder cuts them (``cut_block``: the window scanner, then the hand-written
-# scanners). Included by _incremental.pyx after _window_cut.pxi
+# scanners). Included by _native.pyx after _window_cut.pxi
 # (``include "_chunk_counter.pxi"``); ``chunks.compiled_counter`` hands it out.
 #
 # The counts live in the encoder's hash table (_hashtable.pxi: open addressing,
@@ -16,7 +16,7 @@
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport uint8_t, uint64_t
 
-from .patterns import resolve_pattern
+from ..patterns import resolve_pattern
 
 
 cdef class ChunkCounter:

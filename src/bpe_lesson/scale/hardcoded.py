@@ -37,7 +37,7 @@ config's ``hardcoded_merges: true`` does).
 
 from __future__ import annotations
 
-from .ranks import bpe_encode_chunk
+from ..ranks import bpe_encode_chunk
 
 # The 20 operators: comparison, arrows, scope, augmented
 # assignment, logic, shifts, power/floor division, increments, the walrus.

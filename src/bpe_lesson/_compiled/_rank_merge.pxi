@@ -1,5 +1,5 @@
 # The rank merge of the compiled encoder: tiktoken's rule, as
-# ``ranks.byte_pair_merge``. Included by _encoder.pyx after _hashtable.pxi
+# ``ranks.byte_pair_merge``. Included by _native.pyx after _hashtable.pxi
 # (``rank_of`` looks the parts up in a ``Table``).
 #
 # The parts of a chunk are kept as start offsets with the rank of each adjacent
@@ -31,7 +31,7 @@
 # whatever the chunk's length (no loop exit to predict): 33% fewer mispredicts in
 # bpe_lanes under valgrind, no faster on this processor.
 #
-# What this file does not do: split text or cache chunks (_encoder.pyx).
+# What this file does not do: split text or cache chunks (_encoder.pxi).
 
 from libc.stdint cimport uint32_t, uint64_t, uint8_t
 from libc.stdlib cimport free, malloc

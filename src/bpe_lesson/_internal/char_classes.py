@@ -1,6 +1,6 @@
 """The character-class table the compiled scanners read, built from tiktoken's classes.
 
-The hand-written scanners (``_scanners.pxi``, compiled into both extensions) cut
+The hand-written scanners (``_compiled/_scanners.pxi``, compiled once) cut
 text where GPT-2's, GPT-4's and o200k's regexes would, without running a regex:
 they look each code point up in one table of class bits. This module builds that
 table, and the one for the ``(?i)`` contraction letters, from the classes of
@@ -27,7 +27,7 @@ import threading
 
 import numpy as np
 
-from .unicode_classes import case_insensitive, ranges
+from ..unicode_classes import case_insensitive, ranges
 
 # one bit per class, in the table: code point -> bits
 F_L = 1    # \p{L}
@@ -89,6 +89,6 @@ def _build():
                 ci_extra.append((c, ord(letter)))
     if len(ci_extra) > MAX_CI_EXTRA:
         raise RuntimeError(f"tiktoken's case folding gives {len(ci_extra)} non-ASCII contraction letters; "
-                           f"the scanners keep room for {MAX_CI_EXTRA} (raise MAX_CI_EXTRA in _char_classes.py "
+                           f"the scanners keep room for {MAX_CI_EXTRA} (raise MAX_CI_EXTRA in _internal/char_classes.py "
                            "and the arrays in _scanners.pxi)")
     return classes, bytes(ci_ascii), ci_extra

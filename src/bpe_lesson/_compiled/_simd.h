@@ -1,6 +1,6 @@
 /* Which vector instructions the compiled scanners use: AVX2 where the processor
  * has it, else SSE2. One switch for the window scanner (_window.h) and the
- * special-token search (bpe_find in _encoder.pyx). Included by both.
+ * special-token search (bpe_find in _encoder.pxi). Compiled once, into _native.
  *
  * Why: the wheel is built for any x86-64 processor, which guarantees SSE2 (16
  * bytes a step) and not AVX2 (32). The AVX2 copies of those loops are built for

@@ -1,7 +1,7 @@
 # Cutting a text into chunks a block at a time: 64-byte windows through the
 # window scanner (_window.h), what it leaves through the scalar scanners.
-# Included by both extensions after _scanners.pxi (``include "_window_cut.pxi"``):
-# _encoder.pyx (encode_text, split_chunks) and _incremental.pyx (the chunk counter).
+# Included once, by _native.pyx, after _scanners.pxi; the encoder (encode_text,
+# split_chunks) and the trainer's chunk counter both use it.
 #
 # Why: the scalar scanner spends a dozen branches on every chunk (which
 # alternative? how long a run?), and which way each goes is hard to predict, so

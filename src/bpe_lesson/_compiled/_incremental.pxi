@@ -1,53 +1,51 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-# distutils: language = c++
-"""The incremental BPE trainer, compiled: same names, same merges as ``incremental.py``.
-
-Read ``incremental.py`` first; this file is that algorithm with C++ containers,
-step for step under the same names: ``_Trainer.load``, ``_Trainer.count_all``,
-``_Trainer.pop_best`` (the heap pop with the stale and skip checks),
-``_Trainer.merge_word`` (the step inside one word; rustbpe's ``Word::merge_pair``)
-and ``_Trainer.apply_merge`` (one merge over every word that holds the pair).
-``_Trainer.run`` is the loop of ``incremental.train_merges``. The public
-``train_merges`` on top converts the chunks to flat C arrays and calls ``run``,
-which touches no Python object.
-
-Why it is fast (measured on a 2-core x86-64 machine, 10 MB of CPython
-stdlib sources, GPT-4 pattern, 32,768-token vocabulary; see benchmarks/):
-  * All unique chunks live in one flat int32 buffer; ``merge_word`` rewrites a
-    chunk in place (it only shrinks), so there is no allocation per merge.
-  * A chunk's pair counts change only around the merge sites, so ``merge_word``
-    subtracts the pairs that touch a site and adds the new pairs that contain the
-    new id, instead of recounting the chunk (the Python ``merge_word`` recounts the
-    whole word: simpler, and the same result).
-  * The heap holds (count, ~key) where key = left << 32 | right, so std::pair's
-    ordering *is* the rule: the highest count, then the smallest (left, right).
-  * Pair statistics live in one open-addressing hash table (key -> slot) with the
-    slots in flat arrays (count, key, list of words). Pairs are never deleted (a
-    merged pair's count is 0), so there are no tombstones. With std::unordered_map
-    for counts and a second one for the word lists, perf showed ~35% of the time
-    in their operator[] and in malloc/free of their nodes; the flat table halved
-    the merge-loop time (10 MB of stdlib code, 32k vocabulary).
-  * ``apply_merge`` visits the words that hold the pair in no useful memory order,
-    so the loop was bound by cache misses (perf: ~50% of its samples on the first
-    load of a word's ids and of its stamp). It now prefetches the data of the word
-    8 and 16 places ahead: -22% merge-loop time (0.223 -> 0.175 s for 32,512
-    merges). Packing a word's start/length/count/stamp into one struct was tried
-    as well and gained nothing measurable; dropped.
-  * The steps are methods of a final class and ``merge_word`` is ``inline``, so
-    naming them costs no call: a whole ``train_merges`` (load, count, 32,512
-    merges), best of 8 runs interleaved, took 0.90 s before the split into steps
-    and 0.82 s after, on a machine with a load average of 11: no loss measurable.
-  * Tried and dropped: a Python dict for the counts (the loop then spent most of
-    its time in the interpreter), and recounting whole chunks (about 2x slower on
-    long chunks, and quadratic with pattern=None).
-The Python interpreter is entered only between batches of merges, to report
-progress or print a verbose line.
-
-The trainer's front end lives here too: ``ChunkCounter`` (``_chunk_counter.pxi``)
-counts the chunks of texts with the hand-written scanners (``_scanners.pxi``,
-and ``_window_cut.pxi`` for 64 ASCII bytes at a time; both shared with the
-encoder) for ``chunks.count_chunk_bytes``.
-"""
+# The incremental BPE trainer, compiled (part of the one extension, ``_native.pyx``): same names, same merges as ``incremental.py``.
+#
+# Read ``incremental.py`` first; this file is that algorithm with C++ containers,
+# step for step under the same names: ``_Trainer.load``, ``_Trainer.count_all``,
+# ``_Trainer.pop_best`` (the heap pop with the stale and skip checks),
+# ``_Trainer.merge_word`` (the step inside one word; rustbpe's ``Word::merge_pair``)
+# and ``_Trainer.apply_merge`` (one merge over every word that holds the pair).
+# ``_Trainer.run`` is the loop of ``incremental.train_merges``. The public
+# ``train_merges`` on top converts the chunks to flat C arrays and calls ``run``,
+# which touches no Python object.
+#
+# Why it is fast (measured on a 2-core x86-64 machine, 10 MB of CPython
+# stdlib sources, GPT-4 pattern, 32,768-token vocabulary; see benchmarks/):
+#   * All unique chunks live in one flat int32 buffer; ``merge_word`` rewrites a
+#     chunk in place (it only shrinks), so there is no allocation per merge.
+#   * A chunk's pair counts change only around the merge sites, so ``merge_word``
+#     subtracts the pairs that touch a site and adds the new pairs that contain the
+#     new id, instead of recounting the chunk (the Python ``merge_word`` recounts the
+#     whole word: simpler, and the same result).
+#   * The heap holds (count, ~key) where key = left << 32 | right, so std::pair's
+#     ordering *is* the rule: the highest count, then the smallest (left, right).
+#   * Pair statistics live in one open-addressing hash table (key -> slot) with the
+#     slots in flat arrays (count, key, list of words). Pairs are never deleted (a
+#     merged pair's count is 0), so there are no tombstones. With std::unordered_map
+#     for counts and a second one for the word lists, perf showed ~35% of the time
+#     in their operator[] and in malloc/free of their nodes; the flat table halved
+#     the merge-loop time (10 MB of stdlib code, 32k vocabulary).
+#   * ``apply_merge`` visits the words that hold the pair in no useful memory order,
+#     so the loop was bound by cache misses (perf: ~50% of its samples on the first
+#     load of a word's ids and of its stamp). It now prefetches the data of the word
+#     8 and 16 places ahead: -22% merge-loop time (0.223 -> 0.175 s for 32,512
+#     merges). Packing a word's start/length/count/stamp into one struct was tried
+#     as well and gained nothing measurable; dropped.
+#   * The steps are methods of a final class and ``merge_word`` is ``inline``, so
+#     naming them costs no call: a whole ``train_merges`` (load, count, 32,512
+#     merges), best of 8 runs interleaved, took 0.90 s before the split into steps
+#     and 0.82 s after, on a machine with a load average of 11: no loss measurable.
+#   * Tried and dropped: a Python dict for the counts (the loop then spent most of
+#     its time in the interpreter), and recounting whole chunks (about 2x slower on
+#     long chunks, and quadratic with pattern=None).
+# The Python interpreter is entered only between batches of merges, to report
+# progress or print a verbose line.
+#
+# The trainer's front end lives here too: ``ChunkCounter`` (``_chunk_counter.pxi``)
+# counts the chunks of texts with the hand-written scanners (``_scanners.pxi``,
+# and ``_window_cut.pxi`` for 64 ASCII bytes at a time; both shared with the
+# encoder) for ``chunks.count_chunk_bytes``.
+#
 
 cimport cython
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
@@ -60,14 +58,9 @@ from libcpp.unordered_map cimport unordered_map
 from libcpp.unordered_set cimport unordered_set
 from libcpp.vector cimport vector
 
-from .ranks import vocab_from_merges
-from .textbook import format_merge
+from ..ranks import vocab_from_merges
+from ..textbook import format_merge
 
-include "_hashtable.pxi"       # the encoder's bytes -> value table: the chunk counter's counts
-include "_scanners.pxi"        # the hand-written scanners, shared with _encoder.pyx
-include "_window_cut.pxi"      # ... and the window scanner that cuts ASCII 64 bytes at a time
-include "_chunk_counter.pxi"   # ChunkCounter: the chunks of texts, counted for training
-include "_replay.pxi"          # replay: the merges we continue from, applied to one chunk
 
 
 def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None, *,

@@ -1,5 +1,6 @@
 # The hash table of the compiled encoder: bytes -> (v0, v1), open addressing,
-# keys copied into an arena. Included by _encoder.pyx (``include "_hashtable.pxi"``).
+# keys copied into an arena. Included once, by _native.pyx; the encoder's vocabulary
+# and chunk cache and the trainer's chunk counter (_chunk_counter.pxi) use it.
 #
 # The vocabulary (token bytes -> rank) and the chunk cache (chunk bytes -> ids)
 # are two tables of this kind; one hash per chunk serves both lookups.
@@ -59,34 +60,9 @@ cdef enum:
     BIG_BYTES = 1 << 21   # slot arrays from this size on come from big_alloc
 
 
-cdef struct Slot:
-    uint32_t tag     # high 32 bits of the key's hash
-    uint32_t klen    # key length in bytes; 0 marks an empty slot
-    uint64_t head    # the key's first 8 bytes (zero-padded): most keys compare without the arena
-    uint32_t koff    # the key is arena[koff : koff + klen]
-    uint32_t v0      # rank table: the rank;  cache: offset of the ids in `ids`
-    uint32_t v1      # rank table: unused;    cache: number of ids
+# Slot, Table and Key, and the functions below that are not inline, are declared
+# in _native.pxd (the shared pieces of the extension, declared once).
 
-cdef struct Table:
-    Slot* slots
-    size_t mask        # capacity - 1; the capacity is a power of two
-    size_t used
-    uint8_t* arena     # every key's bytes, back to back
-    size_t arena_n, arena_cap
-    uint32_t* ids      # the cache's values, back to back
-    size_t ids_n, ids_cap
-    uint32_t* small_ranks  # rank table only: the rank of every 1- and 2-byte string, or NO_RANK
-                       # (small_ranks[b], small_ranks[256 + 256 * b0 + b1]); NULL in the chunk cache
-    uint32_t* space_runs   # rank table only: the ids of a run of L spaces (space_runs_fill in
-                       # _encode_text.pxi); NULL in the chunk cache
-    uint64_t* filter       # rank table only: which keys may be in it
-    size_t filter_mask     # (table_filter); NULL in the chunk cache
-
-cdef struct Key:
-    const uint8_t* p
-    size_t n
-    uint64_t h       # hash_bytes(p, n)
-    uint64_t head    # load_head(p, n)
 
 cdef inline uint64_t load_head(const uint8_t* p, size_t n) noexcept nogil:
     """The first min(n, 8) bytes of p as one zero-padded word (never reads past p + n)."""

@@ -1,46 +1,31 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-# distutils: language = c++
-"""The encoder, compiled: same names and the same ids as the readable Python path.
-
-Read ``byte_pair_merge`` in ``ranks.py``, ``Tokenizer.encode_ordinary`` in ``tokenizer.py`` and
-``split_chunks`` in ``patterns.py`` first. This file does the same three steps (cut
-the text into chunks, look each chunk up, rank-merge the ones that are not a token)
-with C data and without the interpreter:
-
-* ``Encoder(ranks, pattern)`` with ``.encode_ordinary(text)``, ``.encode_to_numpy(text)``,
-  ``.encode_batch(texts)`` and ``.encode_chunk(chunk)``: what ``Tokenizer`` calls
-  when its backend is "cython"; ``.find_special(_batch)``, ``.helper(k)`` and
-  ``track_lists`` serve ``Tokenizer.encode`` and ``encode_batch``.
-* ``bpe_encode_chunk(chunk, ranks)`` and ``split_chunks(text, pattern)``: the same
-  functions as the Python ones, for tests and for readers who want to compare.
-
-For the three named patterns (gpt2, gpt4, o200k) a hand-written scanner replaces
-the regex. Each scanner is that regex transcribed alternative by alternative,
-over a table of character classes taken from tiktoken's own regex engine
-(``_char_classes.py``), so the two agree on every code point; tests/test_scanner.py
-checks the chunks against ``regex.findall`` and Hugging Face's regex engine on random and
-real text. Any other pattern is split by the ``regex`` module, as in Python.
-
-The file is split by concern (msgpack's way: ``include`` of ``.pxi`` files):
-  _hashtable.pxi   bytes -> value, the vocabulary table and the chunk cache
-  _front_cache.pxi the ids of short chunks, in 2-16 MB of entries with no pointer in them
-  _scanners.pxi    the hand-written scanners (also compiled into _incremental)
-  _window_cut.pxi  cutting a block of chunks: 64 ASCII bytes at a time by bit masks
-                   (_window.h, in C), the scanners elsewhere (also in _incremental)
-  _utf8.h          reading one UTF-8 character, shared by _scanners.pxi and _window.h
-  _simd.h          AVX2 where the processor has it, else SSE2: which copy of the vector
-                   loops runs (the window scanner; the special-token search, below)
-  _rank_merge.pxi  the rank merge of one chunk (``ranks.byte_pair_merge``)
-  _encode_text.pxi the loop that encodes a text, and why it is fast
-  this file        the public API (``Encoder``, ``bpe_encode_chunk``, ``split_chunks``)
-
-What this module does not do: count chunks for training (``ChunkCounter`` lives
-with the trainer, in ``_incremental.pyx``), special tokens (``Tokenizer.encode``
-cuts them out before it calls ``encode_ordinary``; ``Encoder.find_special`` only
-finds the first one, for its error), decoding (a dict lookup, already fast), or
-encoding text with lone surrogates (like the Python path it raises
-``UnicodeEncodeError``; ``split_chunks`` lets them through, as the regex does).
-"""
+# The encoder, compiled (part of the one extension, ``_native.pyx``): same names and the same ids as the readable Python path.
+#
+# Read ``byte_pair_merge`` in ``ranks.py``, ``Tokenizer.encode_ordinary`` in ``tokenizer.py`` and
+# ``split_chunks`` in ``patterns.py`` first. This file does the same three steps (cut
+# the text into chunks, look each chunk up, rank-merge the ones that are not a token)
+# with C data and without the interpreter:
+#
+# * ``Encoder(ranks, pattern)`` with ``.encode_ordinary(text)``, ``.encode_to_numpy(text)``,
+#   ``.encode_batch(texts)`` and ``.encode_chunk(chunk)``: what ``Tokenizer`` calls
+#   when its backend is "cython"; ``.find_special(_batch)``, ``.helper(k)`` and
+#   ``track_lists`` serve ``Tokenizer.encode`` and ``encode_batch``.
+# * ``bpe_encode_chunk(chunk, ranks)`` and ``split_chunks(text, pattern)``: the same
+#   functions as the Python ones, for tests and for readers who want to compare.
+#
+# For the three named patterns (gpt2, gpt4, o200k) a hand-written scanner replaces
+# the regex. Each scanner is that regex transcribed alternative by alternative,
+# over a table of character classes taken from tiktoken's own regex engine
+# (``_internal/char_classes.py``), so the two agree on every code point; tests/test_scanner.py
+# checks the chunks against ``regex.findall`` and Hugging Face's regex engine on random and
+# real text. Any other pattern is split by the ``regex`` module, as in Python.
+#
+# What this file does not do: count chunks for training (``ChunkCounter`` lives
+# with the trainer, in ``_chunk_counter.pxi``), special tokens (``Tokenizer.encode``
+# cuts them out before it calls ``encode_ordinary``; ``Encoder.find_special`` only
+# finds the first one, for its error), decoding (a dict lookup, already fast), or
+# encoding text with lone surrogates (like the Python path it raises
+# ``UnicodeEncodeError``; ``split_chunks`` lets them through, as the regex does).
+#
 
 from cpython.buffer cimport PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
@@ -117,7 +102,7 @@ import numpy as np
 
 _empty, _u32 = np.empty, np.dtype(np.uint32)  # (looked up once: a short call pays for every lookup)
 
-from .patterns import compile_pattern, resolve_pattern
+from ..patterns import compile_pattern, resolve_pattern
 
 cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
@@ -161,11 +146,6 @@ cdef extern from *:
     void list_filled "bpe_list_filled"(PyObject* l) noexcept
     void add_refs "bpe_add_refs"(PyObject* o, Py_ssize_t c) noexcept
 
-include "_hashtable.pxi"
-include "_front_cache.pxi"
-include "_scanners.pxi"
-include "_window_cut.pxi"
-include "_rank_merge.pxi"
 
 
 cdef size_t cache_entries = 1 << 18   # the chunk cache starts over when it holds this many chunks
@@ -831,130 +811,3 @@ cdef class Encoder:
             status = encode_text(&self.R.t, &self.cache, &self.front, self.R.front_ids, kind, s, n, &self.buf)
         if status < 0:
             raise MemoryError()
-
-
-cdef void copy_parts(Py_buffer* views, const uint32_t* ids, const size_t* ends, Py_ssize_t m) noexcept nogil:
-    """ids[ends[k-1]:ends[k]] into views[k].buf, for k < m (from 0)."""
-    cdef Py_ssize_t k
-    cdef size_t start
-    for k in range(m):
-        start = ends[k - 1] if k else 0
-        memcpy(views[k].buf, ids + start, (ends[k] - start) * sizeof(uint32_t))
-
-
-cdef Py_ssize_t first_special(const char** ptrs, const Py_ssize_t* lens, Py_ssize_t m, Py_ssize_t nt,
-                              const char* p, Py_ssize_t pm, const char** at, Py_ssize_t* which) noexcept nogil:
-    """The first of texts ptrs[0:m] that holds one of the tokens ptrs[m:m+nt] (longest
-    first; all begin with p[0:pm]): its index, with where (``at``) and which token;
-    or -1."""
-    cdef Py_ssize_t k
-    for k in range(m):
-        if special_in(ptrs[k], lens[k], ptrs + m, lens + m, nt, p, pm, at, which):
-            return k
-    return -1
-
-
-cdef bint special_in(const char* s, Py_ssize_t n, const char** tokens, const Py_ssize_t* lens, Py_ssize_t nt,
-                     const char* p, Py_ssize_t pm, const char** at, Py_ssize_t* which) noexcept nogil:
-    """Whether s[0:n] holds one of the nt tokens (longest first; all begin with p[0:pm]);
-    if so, where the first is (``at``) and which token it is."""
-    cdef Py_ssize_t j
-    cdef const char* hit = s
-    while True:
-        hit = find_bytes(hit, n - (hit - s), p, pm)   # the next place the prefix occurs
-        if hit == NULL:
-            return False
-        for j in range(nt):                           # the tokens that begin there
-            if n - (hit - s) >= lens[j] and memcmp(hit, tokens[j], lens[j]) == 0:
-                at[0], which[0] = hit, j
-                return True
-        hit += 1
-
-
-cdef class SpecialSearch:
-    """The special tokens that ``encode`` refuses, in UTF-8 once, for
-    ``Encoder.encode_unless_special``: ``longest_first`` (longest first, as
-    ``special_longest_first`` orders them), all beginning with ``prefix`` of 2 bytes
-    or more. ``Tokenizer`` makes one per distinct ``disallowed_special`` and keeps it,
-    so that a call does not convert the tokens again (see ``Tokenizer._plan``).
-
-    >>> s = SpecialSearch(("<|endoftext|>",), "<|")
-    >>> s.search("a <|endoftext|>"), s.search("a <| b")
-    ((2, '<|endoftext|>'), None)
-    """
-    cdef readonly tuple longest_first
-    cdef readonly str prefix
-    cdef bytes prefix8
-    cdef list raws              # the tokens' UTF-8, kept alive for ptrs
-    cdef const char** ptrs
-    cdef Py_ssize_t* lens
-    cdef Py_ssize_t nt
-
-    def __cinit__(self):
-        self.ptrs = NULL
-        self.lens = NULL
-        self.nt = 0
-
-    def __init__(self, tuple longest_first, str prefix):
-        cdef Py_ssize_t k
-        self.prefix8 = prefix.encode("utf-8")
-        if len(self.prefix8) < 2:
-            raise ValueError(f"SpecialSearch needs a prefix of 2 bytes or more, got {prefix!r}")
-        self.longest_first, self.prefix = longest_first, prefix
-        self.raws = [token.encode("utf-8") for token in longest_first]
-        for raw in self.raws:
-            if not raw.startswith(self.prefix8):
-                raise ValueError(f"special token {raw.decode()!r} does not begin with {prefix!r}")
-        self.nt = len(self.raws)
-        self.ptrs = <const char**>malloc((self.nt or 1) * sizeof(char*))
-        self.lens = <Py_ssize_t*>malloc((self.nt or 1) * sizeof(Py_ssize_t))
-        if self.ptrs == NULL or self.lens == NULL:
-            raise MemoryError()
-        for k in range(self.nt):
-            self.ptrs[k] = PyBytes_AS_STRING(self.raws[k])
-            self.lens[k] = PyBytes_GET_SIZE(self.raws[k])
-
-    def __dealloc__(self):
-        free(self.ptrs)
-        free(self.lens)
-
-    def __reduce__(self):
-        return (SpecialSearch, (self.longest_first, self.prefix))
-
-    cdef bint _found(self, const char* s, Py_ssize_t n, const char** at, Py_ssize_t* which) noexcept:
-        if n < (1 << 16):
-            return special_in(s, n, self.ptrs, self.lens, self.nt, PyBytes_AS_STRING(self.prefix8),
-                              PyBytes_GET_SIZE(self.prefix8), at, which)
-        cdef bint found
-        cdef const char* p = PyBytes_AS_STRING(self.prefix8)
-        cdef Py_ssize_t pm = PyBytes_GET_SIZE(self.prefix8)
-        with nogil:   # a long text: other threads run while it is searched
-            found = special_in(s, n, self.ptrs, self.lens, self.nt, p, pm, at, which)
-        return found
-
-    def search(self, str text):
-        """(character offset, token) of the first of the tokens in ``text``, or None."""
-        cdef Py_ssize_t n, which = -1
-        cdef const char* at = NULL
-        cdef const char* s = PyUnicode_AsUTF8AndSize(text, &n)
-        if not self._found(s, n, &at, &which):
-            return None
-        return len(PyUnicode_DecodeUTF8(s, at - s, NULL)), self.longest_first[which]
-
-
-def track_lists(list lists):
-    """Let the cycle collector track every list in ``lists`` that it does not yet
-    (the lists of ``Encoder.encode_batch(texts, track=False)``); returns ``lists``."""
-    for lst in lists:
-        if type(lst) is list and not PyObject_GC_IsTracked(<PyObject*>lst):
-            PyObject_GC_Track(<PyObject*>lst)
-    return lists
-
-
-cdef _check_parts(uint32_t* out, Py_ssize_t m, chunk):
-    for k in range(m):
-        if out[k] == NO_RANK:
-            raise KeyError(f"a byte of {chunk!r} is not in the vocabulary")
-
-
-include "_encode_text.pxi"  # encode_piece, encode_text and why they are fast

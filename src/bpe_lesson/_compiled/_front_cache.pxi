@@ -1,5 +1,5 @@
 # The front cache of the compiled encoder: the ids of short chunks, in a small
-# table of entries with no pointer in them. Included by _encoder.pyx after
+# table of entries with no pointer in them. Included by _native.pyx after
 # _hashtable.pxi.
 #
 # Why it exists: the rank table of GPT-4's vocabulary is 8 MB (GPT-4o's 16 MB),
@@ -8,7 +8,7 @@
 # the first slot. Real text repeats a few thousand chunks most of the time
 # ("self", " the", four spaces); their ids sit here, in 131,072 entries of 32
 # bytes (4 MB, for a long text or once grown; a new encoder starts at 2 MB, see
-# front_grow: in the L3 cache; _encoder.pyx prefetches each entry while it cuts
+# front_grow: in the L3 cache; _encode_text.pxi prefetches each entry while it cuts
 # the next chunks, so the wait overlaps other work). 16,384 entries (512 KB, the
 # L2 cache of a core here) hit less often and were no faster once prefetched.
 # 65,536 entries (2 MB) were the size until the 4 MB table, in the L3 cache all
@@ -48,7 +48,7 @@
 # hash, and a collision only costs a miss.
 #
 # What this file does not do: hold chunks longer than FRONT_KEY bytes or with
-# more ids than an entry holds (the chunk cache in _encoder.pyx holds those).
+# more ids than an entry holds (the chunk cache in _encoder.pxi holds those).
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free

@@ -1,0 +1,184 @@
+"""The Tokenizer's argument checks and conversions, and its search for disallowed special tokens.
+
+Each takes what a caller may pass (ids as a list, a NumPy array or a tensor; text as a
+``str`` subclass; a dtype) and gives the one form the encoder works with, or an error
+that names the bad value and what would be right.
+
+What this module does not do: encode or decode (``tokenizer.py``), or decide which
+special tokens are allowed (``Tokenizer._special_sets``).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..patterns import special_longest_first, special_prefix, special_regex
+from ..formats.tiktoken_io import MAX_ID
+
+
+def check_special_tokens(specials, where: str = "special_tokens") -> dict:
+    """A ``{text: id}`` dict of special tokens, checked: non-empty strings, ids 0..MAX_ID.
+
+    ``where`` names the file and key for the message.
+
+    >>> check_special_tokens({"<|eos|>": 300})
+    {'<|eos|>': 300}
+    >>> check_special_tokens({"<s>": -5})
+    Traceback (most recent call last):
+    ValueError: special_tokens: '<s>' has id -5; an id is an integer from 0 to 4294967294
+    """
+    if specials is None:
+        return {}
+    if not isinstance(specials, dict):
+        raise ValueError(f"{where} must map each special token (a string) to its id (an integer), "
+                         f"got {type(specials).__name__} {str(specials)[:60]}")
+    for text, i in specials.items():
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"{where}: {text!r} is not a special token; each is a non-empty string")
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= MAX_ID:
+            raise ValueError(f"{where}: {text!r} has id {i!r}; an id is an integer from 0 to {MAX_ID}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(f"{where}: {text!r} holds a lone surrogate ({text[e.start]!r} at {e.start}), "
+                             f"which UTF-8 cannot hold; a special token must be valid text") from None
+    return {str.__str__(text): i for text, i in specials.items()}
+
+
+def as_ids(ids) -> list:
+    """Ids as a list of Python ints: a list, a NumPy array, a torch tensor, NumPy ints;
+    floats and bools are refused (15.0 is not id 15).
+
+    >>> import numpy as np; as_ids(np.array([1, 2], dtype=np.uint64)), as_ids([np.int32(3)])
+    ([1, 2], [3])
+    >>> as_ids([15.0])
+    Traceback (most recent call last):
+    TypeError: ids must be integers; item 0 is 15.0 (float)
+    """
+    dtype = getattr(ids, "dtype", None)
+    if dtype is not None and hasattr(ids, "tolist"):  # a NumPy array or a torch tensor
+        kind = getattr(dtype, "kind", None)  # NumPy's; torch dtypes have is_floating_point instead
+        floaty = (kind not in ("i", "u")) if kind is not None else (
+            dtype.is_floating_point or dtype.is_complex or str(dtype) == "torch.bool")
+        if floaty:
+            raise TypeError(f"ids must be integers, got an array of {dtype}")
+        ids = ids.tolist()  # Python ints, exact (uint64 above 2**63 too)
+        if not isinstance(ids, list):
+            ids = [ids]
+    out = []
+    for k, i in enumerate(ids):
+        if type(i) is not int:
+            try:
+                if isinstance(i, bool) or str(getattr(i, "dtype", "")) in ("bool", "torch.bool"):
+                    raise TypeError
+                i = operator.index(i)  # NumPy ints, 0-d integer tensors
+            except TypeError:
+                raise TypeError(f"ids must be integers; item {k} is {i!r} ({type(i).__name__})") from None
+        out.append(i)
+    return out
+
+
+def find_special_by_str(text: str, longest_first: tuple, prefix: str):
+    """The first special token in text: (character offset, token), or None. Every
+    token begins with ``prefix``: find each place it occurs (a substring search,
+    several GB/s, where the regex would try every character) and try the tokens
+    there, longest first, as ``special_regex`` does.
+
+    >>> find_special_by_str("a<|b<|end|>", ("<|endoftext|>", "<|end|>"), "<|")
+    (4, '<|end|>')
+    """
+    at = text.find(prefix)
+    while at >= 0:
+        token = next((t for t in longest_first if text.startswith(t, at)), None)
+        if token is not None:
+            return at, token
+        at = text.find(prefix, at + 1)
+    return None
+
+
+def replace_surrogates(text: str) -> str:
+    """Lone surrogates (which UTF-8 cannot hold) become U+FFFD, as tiktoken does.
+
+    >>> replace_surrogates("a\\ud800b") == "a\\ufffdb"
+    True
+    """
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def as_text(text, what: str = "encode") -> str:
+    """``text`` as a plain ``str``: a ``str`` subclass (``numpy.str_``, say) becomes one, so
+    the compiled encoder (which takes exact ``str``) and the readable one see the same;
+    anything else is a ``TypeError`` naming its type.
+
+    >>> import numpy as np; type(as_text(np.str_("hi"))).__name__
+    'str'
+    >>> as_text(None)
+    Traceback (most recent call last):
+    TypeError: encode takes a str, got NoneType
+    """
+    if type(text) is str:
+        return text
+    if isinstance(text, str):
+        return str.__str__(text)  # subtle: str(text) would call a subclass's own __str__
+    raise TypeError(f"{what} takes a str, got {type(text).__name__}")
+
+
+def array_dtype(dtype) -> np.dtype:
+    """``dtype`` as a NumPy integer dtype, or ``TypeError``."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "ui":
+        raise TypeError(f"dtype must be an integer type such as uint32 or uint16, got {dtype.name}")
+    return dtype
+
+
+def as_dtype(ids: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """uint32 ``ids`` as ``dtype``; ``ValueError`` when an id does not fit."""
+    if ids.dtype == dtype:
+        return ids
+    top = np.iinfo(dtype).max
+    if len(ids) and int(ids.max()) > top:
+        raise ValueError(f"id {int(ids.max()):,} does not fit in {dtype.name} (at most {top:,}); "
+                         f"use a wider dtype such as uint32")
+    return ids.astype(dtype)
+
+
+def disallowed_error(at: int, token: str) -> ValueError:
+    """The error for a disallowed special token ``token`` found at character ``at``."""
+    return ValueError(
+        f"the text contains the special token {token!r} at character {at}, which is "
+        f"disallowed; pass allowed_special={{{token!r}}} to encode it as its id, or "
+        f"disallowed_special=() to encode it as plain text")
+
+
+def refuse_specials_in(tok, texts: list, disallowed) -> None:
+    """Raise ``ValueError`` at the first disallowed special token of the first text
+    that has one. With the compiled encoder, all the searches are one call, which
+    lets go of the GIL once (encode_batch's threads search at once); otherwise
+    ``find_special_by_str`` searches each str (a lone surrogate, or a common
+    beginning of one character), or the regex does (no common beginning)."""
+    if not disallowed or not texts:
+        return
+    tokens = frozenset(disallowed)
+    prefix = special_prefix(tokens)   # what they all begin with, e.g. "<|"
+    longest_first = special_longest_first(tokens)
+    fast = tok._fast_encoder() if len(prefix) >= 2 else None
+    if fast:
+        try:  # find_special_by_str's search, in C over the texts' UTF-8
+            found = fast.find_special_batch(texts, longest_first, prefix)
+        except UnicodeEncodeError:  # a lone surrogate in one of them: search the strs
+            pass
+        else:
+            if found is not None:
+                raise disallowed_error(*found[1:])
+            return
+    for text in texts:
+        if prefix:
+            found = find_special_by_str(text, longest_first, prefix)
+        else:
+            # concurrent=True: the search lets go of the GIL, so encode_batch's threads search at once
+            m = special_regex(disallowed).search(text, concurrent=True)
+            found = None if m is None else (m.start(), m.group())
+        if found is not None:
+            raise disallowed_error(*found)
