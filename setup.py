@@ -6,6 +6,7 @@ that folder (.pxd, .pxi, .h), so that changing any of them rebuilds it.
 """
 import glob
 
+import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
@@ -17,6 +18,8 @@ extensions = [
         [f"{COMPILED}/_native.pyx"],
         depends=sorted(glob.glob(f"{COMPILED}/*.pxd") + glob.glob(f"{COMPILED}/*.pxi") + glob.glob(f"{COMPILED}/*.h")),
         language="c++",
+        include_dirs=[numpy.get_include()],  # the encoder makes its arrays with NumPy's C API
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3", "-std=c++17"],
     ),
 ]

@@ -37,6 +37,9 @@ from .patterns import uncovered, uncovered_error
 from .ranks import bpe_encode_chunk, recover_merges, vocab_from_merges
 
 _CACHE_LIMIT = 200_000
+_U32 = np.uint32
+_ALL = "all"  # (interned: ``disallowed_special is _ALL`` holds for the default argument)
+_NONE = ()    # (the one empty tuple: ``allowed_special is _NONE`` holds for the default)
 
 
 class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTables):
@@ -123,8 +126,11 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTabl
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text with no special-token handling at all (their text is plain text)."""
-        text = as_text(text, "encode_ordinary")
-        plan = self._plan((), ())
+        if type(text) is not str:
+            text = as_text(text, "encode_ordinary")
+        plan = self._plan_ordinary  # (kept: a short document's call is mostly this bookkeeping)
+        if plan is False:
+            plan = self._plan_ordinary = self._plan((), ())
         if plan is not None:  # the compiled encoder takes the whole call (see _plan)
             try:
                 return plan[0].encode_ordinary(text)
@@ -185,9 +191,15 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTabl
         (``random.Random(seed)``): the same seed gives the same ids on either
         backend, because with ``dropout`` > 0 both run the readable loop.
         """
-        text = as_text(text)
+        if type(text) is not str:
+            text = as_text(text)
         if dropout == 0:
-            plan = self._plan(allowed_special, disallowed_special)
+            if allowed_special is _NONE and disallowed_special is _ALL:  # the defaults: their plan kept
+                plan = self._plan_default
+                if plan is False:
+                    plan = self._plan_default = self._plan((), "all")
+            else:
+                plan = self._plan(allowed_special, disallowed_special)
             if plan is not None:  # the compiled encoder takes the whole call (see _plan)
                 try:
                     ids = plan[0].encode_unless_special(text, plan[1], False)

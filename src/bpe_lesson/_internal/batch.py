@@ -22,6 +22,10 @@ from .. import _backend
 from ..normalize import normalize as normalize_text
 from .checks import array_dtype, as_dtype, as_text, refuse_specials_in
 
+_U32 = np.uint32
+_ALL = "all"  # (interned: ``disallowed_special is _ALL`` holds for the default argument)
+_NONE = ()    # (the one empty tuple: ``allowed_special is _NONE`` holds for the default)
+
 _helpers = None
 _helpers_lock = threading.Lock()
 
@@ -51,7 +55,7 @@ class BatchEncoding:
     """Mixed into ``Tokenizer``: needs ``encode``, ``_checked``, ``_plan``, ``_fast_encoder``,
     ``_special_sets``, ``_largest_rank``, ``_check_cover``, ``_native`` and ``normalize``."""
 
-    def encode_to_numpy(self, text: str, *, dtype=np.uint32, allowed_special=(), disallowed_special="all") -> np.ndarray:
+    def encode_to_numpy(self, text: str, *, dtype=_U32, allowed_special=(), disallowed_special=_ALL) -> np.ndarray:
         """``encode`` as a NumPy array of ``dtype``: the same ids, without a Python list.
 
         The compiled backend writes the ids straight into the array (no Python int is
@@ -63,9 +67,15 @@ class BatchEncoding:
         >>> tok.encode_to_numpy("aaab"), tok.encode_to_numpy("aaab", dtype="uint16").dtype
         (array([256,  97,  98], dtype=uint32), dtype('uint16'))
         """
-        text = as_text(text, "encode_to_numpy")
-        if dtype is np.uint32:
-            plan = self._plan(allowed_special, disallowed_special)
+        if type(text) is not str:
+            text = as_text(text, "encode_to_numpy")
+        if dtype is _U32:
+            if allowed_special is _NONE and disallowed_special is _ALL:  # the defaults: their plan kept
+                plan = self._plan_default
+                if plan is False:
+                    plan = self._plan_default = self._plan((), "all")
+            else:
+                plan = self._plan(allowed_special, disallowed_special)
             if plan is not None:  # the compiled encoder takes the whole call (see _plan)
                 try:
                     ids = plan[0].encode_unless_special(text, plan[1], True)

@@ -38,6 +38,8 @@ class CompiledPath:
             self._backend = value
             self._fast = None  # the compiled Encoder, built now: not inside the first encode
             self._plans = {}   # see _plan
+            # the plans of the default arguments, kept apart: False until first asked
+            self._plan_default = self._plan_ordinary = False
             self._fast_encoder()
 
     @property
