@@ -5,13 +5,13 @@
 #
 # What this file does not do: encode (_encoder.pxi, _encode_text.pxi).
 
-cdef void copy_parts(Py_buffer* views, const uint32_t* ids, const size_t* ends, Py_ssize_t m) noexcept nogil:
-    """ids[ends[k-1]:ends[k]] into views[k].buf, for k < m (from 0)."""
+cdef void copy_parts(void** dest, const uint32_t* ids, const size_t* ends, Py_ssize_t m) noexcept nogil:
+    """ids[ends[k-1]:ends[k]] into dest[k], for k < m (from 0)."""
     cdef Py_ssize_t k
     cdef size_t start
     for k in range(m):
         start = ends[k - 1] if k else 0
-        memcpy(views[k].buf, ids + start, (ends[k] - start) * sizeof(uint32_t))
+        memcpy(dest[k], ids + start, (ends[k] - start) * sizeof(uint32_t))
 
 
 cdef Py_ssize_t first_special(const char** ptrs, const Py_ssize_t* lens, Py_ssize_t m, Py_ssize_t nt,
