@@ -58,7 +58,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--vocab", default="cl100k_base")
     args = ap.parse_args()
-    docs = _corpus.load_corpus(args.corpus)
+    if args.corpus.startswith("stdlib:"):  # the stdlib holds ~31 MB of sources: go round it to reach SIZE
+        docs = _corpus.stdlib_docs(_corpus.parse_size(args.corpus[len("stdlib:"):]), cycle=True)
+    else:
+        docs = _corpus.load_corpus(args.corpus)
     text = "".join(docs).replace("<|endoftext|>", "")
     tok = Tokenizer.from_tiktoken(args.vocab)
     with tempfile.TemporaryDirectory() as tmp:
