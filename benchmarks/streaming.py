@@ -13,6 +13,11 @@ CORPUS (``_corpus.py``) is written once to a temporary file. Timed, the median o
 - ``stream``: ``sum(1 for _ in tok.encode_iterable(open(path)))``, the file read line
   by line and the ids consumed as they come (nothing holds all of them).
 
+- ``arrays``: ``sum(len(a) for a in tok.encode_iterable_to_numpy(open(path)))``, one
+  NumPy array per stretch (no Python int per id);
+- ``gigatoken``: ``Tokenizer.encode_files(TextFileSource([path]), parallel=False)`` when
+  gigatoken is installed (one thread; it maps the file and returns all the ids at once).
+
 Memory, measured apart from the timing (tracemalloc, the peak of Python allocations
 while the call runs, ids not kept): ``whole`` holds the text and the list of ids;
 ``stream`` holds about twice ``streaming.HOLD`` characters and one stretch's ids.
@@ -41,6 +46,27 @@ def whole(tok, path):
 def stream(tok, path):
     with open(path, encoding="utf-8") as f:
         return sum(1 for _ in tok.encode_iterable(f))
+
+
+def gigatoken_files(vocab: str, folder: str):
+    """gigatoken's file encoder for ``vocab``, or None when gigatoken is not installed."""
+    try:
+        import gigatoken
+    except ImportError:
+        return None
+    from encode_speed import tiktoken_file
+
+    g = gigatoken.Tokenizer.from_tiktoken(tiktoken_file(vocab, folder))
+
+    def encode_file(tok, path):
+        return len(g.encode_files(gigatoken.TextFileSource([path]), parallel=False)[0])
+    encode_file.g = g
+    return encode_file
+
+
+def stream_arrays(tok, path):
+    with open(path, encoding="utf-8") as f:
+        return sum(len(a) for a in tok.encode_iterable_to_numpy(f))
 
 
 def peak_mb(fn, *args) -> float:
@@ -73,19 +99,27 @@ def main() -> None:
             want = tok.encode(f.read())
         with open(path, encoding="utf-8", newline="") as f:
             assert list(tok.encode_iterable(f)) == want, "the stream's ids differ from encode's"
-        times = {"whole": [], "stream": []}
+        shapes = {"whole": whole, "stream": stream, "arrays": stream_arrays}
+        giga = gigatoken_files(args.vocab, tmp)
+        if giga is not None:
+            import awkward as ak
+            import gigatoken
+            got = ak.to_numpy(giga.g.encode_files(gigatoken.TextFileSource([path]), parallel=False)[0])
+            assert got.tolist() == want, "gigatoken's ids differ from encode's"
+            shapes["gigatoken"] = giga
+        times = {name: [] for name in shapes}
         for _ in range(args.rounds):
-            for name, fn in (("whole", whole), ("stream", stream)):
+            for name, fn in shapes.items():
                 t = time.perf_counter()
                 fn(tok, path)
                 times[name].append(time.perf_counter() - t)
-        peaks = {name: peak_mb(fn, tok, path) for name, fn in (("whole", whole), ("stream", stream))}
+        peaks = {name: peak_mb(fn, tok, path) for name, fn in shapes.items() if name != "gigatoken"}
     print(f"{mb:.1f} MB, {len(want):,} ids ({args.vocab}); medians of {args.rounds} rounds")
     base = statistics.median(times["whole"])
-    for name in ("whole", "stream"):
+    for name in times:
         s = statistics.median(times[name])
-        print(f"{name:>7}: {s:7.3f} s  {mb / s:6.1f} MB/s  {s / base:5.2f}x whole"
-              f"   peak Python memory {peaks[name]:8.1f} MB")
+        memory = f"   peak Python memory {peaks[name]:8.1f} MB" if name in peaks else ""
+        print(f"{name:>9}: {s:7.3f} s  {mb / s:6.1f} MB/s  {s / base:5.2f}x whole{memory}")
 
 
 if __name__ == "__main__":

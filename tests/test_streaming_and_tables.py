@@ -5,6 +5,7 @@ whole text, and a merge-replay encoder written out below.
 
 import random
 
+import numpy as np
 import pytest
 
 import bpe_lesson
@@ -42,8 +43,12 @@ def test_a_stream_gives_the_ids_of_the_whole_text(pair, backend, stdlib_docs, pr
     for text in texts:
         want = ref.encode(text, allowed_special="all")
         for n in (0, 1, 7, 60):
-            got = list(ours.encode_iterable(_splits(text, rng, n), allowed_special="all"))
+            # an iterator is streamed stretch by stretch (a short list is encoded at once)
+            got = list(ours.encode_iterable(iter(_splits(text, rng, n)), allowed_special="all"))
             assert got == want, (text[:40], n)
+            arrays = list(ours.encode_iterable_to_numpy(iter(_splits(text, rng, n)), allowed_special="all"))
+            assert all(a.dtype == np.uint32 for a in arrays)
+            assert [i for a in arrays for i in a.tolist()] == want, (text[:40], n)
         lines = text.splitlines(keepends=True)  # the common case: a file's lines
         assert list(ours.encode_iterable(lines, allowed_special="all")) == want
 
@@ -62,6 +67,25 @@ def test_a_stream_is_lazy():
     # it gathers HOLD characters of pieces before it looks for a cut, and no more
     width = len("line 00000 of a long file\n")
     assert len(consumed) == -(-HOLD // width), f"{len(consumed)} lines were read before the first id"
+
+
+def test_an_open_file_streams_the_ids_of_its_text(tmp_path, backend, stdlib_docs):
+    # a text file is read in blocks, not lines: the same text (newlines translated as a
+    # text file translates them), so tiktoken's ids of what read() returns
+    tok = from_pretrained("cl100k_base")
+    tok.backend = backend
+    ref = tok.to_tiktoken()
+    path = tmp_path / "f.txt"
+    body = "".join(stdlib_docs)[:300_000]
+    path.write_bytes((body[:1000].replace("\n", "\r\n") + body[1000:]).encode())
+    with open(path, encoding="utf-8") as f:
+        want = ref.encode_ordinary(f.read())
+    with open(path, encoding="utf-8") as f:
+        assert list(tok.encode_iterable(f)) == want
+    with open(path, encoding="utf-8") as f:
+        assert np.concatenate(list(tok.encode_iterable_to_numpy(f))).tolist() == want
+    with open(path, "rb") as f, pytest.raises(TypeError, match="pieces of text"):
+        list(tok.encode_iterable(f))
 
 
 def test_a_streams_memory_does_not_grow_with_the_text(backend, stdlib_docs):

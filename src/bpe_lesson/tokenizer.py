@@ -26,7 +26,7 @@ import numpy as np
 from ._internal.batch import BatchEncoding
 from ._internal.checks import as_ids, as_text, check_special_tokens, refuse_specials_in, replace_surrogates
 from ._internal.compiled_path import CompiledPath
-from ._internal.streaming import encode_iterable
+from ._internal.streaming import encode_iterable, encode_iterable_to_numpy
 from ._internal.tiktoken_surface import EncodingSurface, UnknownTokenError
 from .formats.byte_tables import ByteTables
 from .formats.tokenizer_json import JsonFile
@@ -214,6 +214,11 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTabl
         pieces (an open file's lines, say), holding only the text since the last safe cut;
         see ``_internal/streaming.py``."""
         return encode_iterable(self, pieces, allowed_special, disallowed_special)
+
+    def encode_iterable_to_numpy(self, pieces, *, dtype=_U32, allowed_special=frozenset(), disallowed_special="all"):
+        """``encode_iterable`` as a lazy iterator of NumPy arrays, one per stretch of text
+        between safe cuts (concatenated: ``encode_to_numpy("".join(pieces))``)."""
+        return encode_iterable_to_numpy(self, pieces, allowed_special, disallowed_special, dtype)
 
     def _checked(self, text, allowed_special, disallowed_special, dropout, seed, array):
         """``encode``'s argument checks, then ``_encode`` (``array``: a NumPy uint32 array)."""
