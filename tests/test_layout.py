@@ -262,9 +262,6 @@ LONGEST_FILE = 450
 LONG_FILES = {
     "_compiled/_encoder.pxi": "the Encoder class alone is ~500 lines of methods",
     "_compiled/_incremental.pxi": "train_merges and _Trainer, which the training chapter lists from this file",
-    "teaching/checks/your_own_tokenizer.py": "the graded checks of one chapter's six exercises",
-    "teaching/checks/round_trip.py": "the graded checks of the tiktoken chapter's exercises",
-    "teaching/checks/training_fast.py": "the graded checks of the training chapter's exercises",
 }
 MOST_PARAMETERS = 8
 # helpers that still take more, and why (a public entry point may, with its options keyword-only)
