@@ -267,9 +267,6 @@ MOST_PARAMETERS = 8
 # helpers that still take more, and why (a public entry point may, with its options keyword-only)
 MANY_PARAMETERS = {
     "incremental.apply_merge": "the readable step takes the trainer's state as arguments (the compiled one keeps it in fields)",
-    "lm.dask_pack.encode_group": "a Dask task: its arguments are what the cluster ships",
-    "lm.dask_pack.write_shards_on_dask": "not yet a method of lm.pack.PackJob",
-    "teaching.checks._calls._shrunk": "the shrinking loop of the exercise checks",
 }
 
 
