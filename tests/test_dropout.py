@@ -41,7 +41,7 @@ def test_dropout_one_leaves_bytes(tok, cl100k, backend):
     assert tok.encode(text, dropout=1.0, seed=0) == byte_ids
 
 
-def test_same_seed_same_ids_on_both_backends(tok, prose_docs):
+def test_same_seed_same_ids_on_both_backends(tok, cl100k, prose_docs):
     if bpe_lesson.BACKEND == "python":
         pytest.skip("BPE_LESSON_PUREPYTHON=1: the Cython backend is disabled for this run")
     text = "\n".join(prose_docs[:5])
@@ -51,6 +51,10 @@ def test_same_seed_same_ids_on_both_backends(tok, prose_docs):
         runs[backend] = [tok.encode(text, dropout=0.1, seed=s) for s in range(3)]
     assert runs["python"] == runs["cython"]
     assert runs["python"][0] != runs["python"][1]  # another seed, other draws
+    # independent: tiktoken decodes each run to the text, in more tokens than its own encoding
+    plain = cl100k.encode(text)
+    for ids in runs["python"]:
+        assert cl100k.decode(ids) == text and len(ids) > len(plain)
     tok.backend = None
 
 

@@ -239,4 +239,6 @@ def test_training_maps_lone_surrogates_to_fffd_as_encode_does(backend):
     tok = bpe_lesson.train("aa\ud800bb aa\ud800bb", 270, pattern="gpt4", backend=backend)
     same = bpe_lesson.train("aa\ufffdbb aa\ufffdbb", 270, pattern="gpt4", backend=backend)
     assert tok.merges == same.merges
+    # independent: the textbook trainer on the replaced text
+    assert same.merges == bpe_lesson.train("aa\ufffdbb aa\ufffdbb", 270, pattern="gpt4", algorithm="textbook").merges
     assert tok.encode("aa\ud800bb") == same.encode("aa\ufffdbb")

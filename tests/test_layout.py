@@ -262,17 +262,11 @@ LONGEST_FILE = 450
 LONG_FILES = {
     "_compiled/_encoder.pxi": "the Encoder class alone is ~500 lines of methods",
     "_compiled/_incremental.pxi": "train_merges and _Trainer, which the training chapter lists from this file",
-    "teaching/checks/your_own_tokenizer.py": "the graded checks of one chapter's six exercises",
-    "teaching/checks/round_trip.py": "the graded checks of the tiktoken chapter's exercises",
-    "teaching/checks/training_fast.py": "the graded checks of the training chapter's exercises",
 }
 MOST_PARAMETERS = 8
 # helpers that still take more, and why (a public entry point may, with its options keyword-only)
 MANY_PARAMETERS = {
     "incremental.apply_merge": "the readable step takes the trainer's state as arguments (the compiled one keeps it in fields)",
-    "lm.dask_pack.encode_group": "a Dask task: its arguments are what the cluster ships",
-    "lm.dask_pack.write_shards_on_dask": "not yet a method of lm.pack.PackJob",
-    "teaching.checks._calls._shrunk": "the shrinking loop of the exercise checks",
 }
 
 

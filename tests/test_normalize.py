@@ -44,11 +44,18 @@ def test_nfkc_loses_the_ligature(backend, training_text):
     assert tok.decode(tok.encode(s)) == s
 
 
-def test_training_sees_the_normalized_text(backend, training_text):
+@pytest.fixture(scope="module")
+def textbook_nfkc(training_text):
+    """Independent: the textbook trainer on text NFKC-normalized by ``unicodedata`` (its first 44 merges)."""
+    return bpe_lesson.train(unicodedata.normalize("NFKC", training_text), 300, algorithm="textbook").merges
+
+
+def test_training_sees_the_normalized_text(backend, training_text, textbook_nfkc):
     """Normalizing inside ``train`` = normalizing the text first and training without the option."""
     a = bpe_lesson.train(training_text, 400, backend=backend, normalize="NFKC")
     b = bpe_lesson.train(normalize(training_text, "NFKC"), 400, backend=backend)
     assert a.merges == b.merges
+    assert len(textbook_nfkc) == 44 and a.merges[:44] == textbook_nfkc
     # no token holds the ligature's bytes: NFKC removed it before counting
     assert not any("ﬁ".encode() in tok for tok in a.vocab.values())
 

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import bpe_lesson
 from bpe_lesson import Tokenizer
-from bpe_lesson.teaching.samples import MULTILINGUAL
+from bpe_lesson.patterns import GPT4_PATTERN
+from bpe_lesson.teaching.samples import MULTILINGUAL, code_files, prose_topics
 
 TRICKY = [
     "",
@@ -31,8 +32,6 @@ def trained(request):
     def get(backend, pattern="gpt4"):
         key = (backend, pattern)
         if key not in cache:
-            from bpe_lesson.teaching.samples import code_files, prose_topics
-
             docs = list(prose_topics().values())[:40] + list(code_files(150_000).values())
             if pattern is None:  # each document is one long chunk: keep it small for the Python trainer
                 docs = [d[:3000] for d in docs[:20]]
@@ -64,8 +63,18 @@ def test_encode_is_the_same_for_both_backends(trained, stdlib_docs):
         pytest.skip("BPE_LESSON_PUREPYTHON=1")
     a, b = trained("python"), trained("cython")
     assert a.merges == b.merges
+    # independent: rustbpe trained on the same documents, and tiktoken encoding with its ranks
+    rustbpe = pytest.importorskip("rustbpe")
+    peer = rustbpe.Tokenizer()
+    docs = list(prose_topics().values())[:40] + list(code_files(150_000).values())  # as the fixture
+    n = 256 + len(a.merges)
+    peer.train_from_iterator(iter(docs), n, pattern=GPT4_PATTERN)
+    ranks = dict(peer.get_mergeable_ranks())  # bytes -> rank
+    assert [a.vocab[i] for i in range(n)] == sorted(ranks, key=ranks.get)
+    enc = tiktoken.Encoding(name="rustbpe_ranks", pat_str=GPT4_PATTERN, mergeable_ranks=ranks, special_tokens={})
     text = stdlib_docs[0][:20000]
-    assert a.encode(text) == b.encode(text)
+    want = enc.encode_ordinary(text)
+    assert a.encode(text) == want and b.encode(text) == want
 
 
 def test_ids_equal_tiktoken_built_from_our_ranks(trained, backend, prose_docs):

@@ -16,6 +16,7 @@ import sys
 from collections import Counter
 
 import pytest
+import regex
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -267,6 +268,26 @@ def test_merges_equal_hugging_face_on_real_text(backend, real_docs):
 
 # ---- the compiled front end counts exactly what the regex path counts -------------
 
+def regex_byte_counts(docs, pattern, specials=()):
+    """Chunk counts by the ``regex`` module alone: cut at the special tokens, then ``regex.findall``.
+
+    Independent of the package's counting; on text where ``regex``'s Unicode tables and
+    tiktoken's agree (``needs_exact`` is false) it is the reference for both backends.
+    """
+    pattern = bpe_lesson.patterns.resolve_pattern(pattern)
+    cut = regex.compile("|".join(map(regex.escape, specials))) if specials else None
+    counts = Counter()  # bytes -> count
+    for doc in docs:
+        for piece in (cut.split(doc) if cut else [doc]):
+            chunks = [piece] if pattern is None else regex.findall(pattern, piece)
+            counts.update(c.encode("utf-8") for c in chunks if c)
+    return dict(counts)
+
+
+def test_regex_byte_counts_by_hand():
+    assert regex_byte_counts(["ab ab<|x|>ab"], "gpt4", ["<|x|>"]) == {b"ab": 2, b" ab": 1}
+    assert regex_byte_counts(["ab ab", "ab ab"], None) == {b"ab ab": 2}
+
 @pytest.mark.parametrize("pattern", ["gpt2", "gpt4", "o200k", None])
 def test_compiled_chunk_counting_equals_regex_counting(pattern, stdlib_docs, prose_docs):
     if bpe_lesson.BACKEND == "python":
@@ -274,6 +295,9 @@ def test_compiled_chunk_counting_equals_regex_counting(pattern, stdlib_docs, pro
     docs = stdlib_docs[:40] + prose_docs[:40] + ["a<|endoftext|>b<|endoftext|>", "ünïcödé 😀\r\n  x"]
     specials = ["<|endoftext|>"]
     slow = count_chunk_bytes(docs, pattern, specials, processes=1, backend="python")
+    exact = [d for d in docs if not needs_exact(d)]  # where regex's own tables are tiktoken's
+    assert len(exact) > 40
+    assert count_chunk_bytes(exact, pattern, specials, processes=1) == regex_byte_counts(exact, pattern, specials)
     assert count_chunk_bytes(docs, pattern, specials, processes=1) == slow
     assert count_chunk_bytes(docs, pattern, specials, processes=2) == slow
     assert not any(b"endoftext" in c for c in slow)
@@ -288,7 +312,9 @@ def test_compiled_chunk_counting_on_random_text(docs, pattern):
     # subtle: on code points regex and tiktoken classify differently the Python path follows
     # tiktoken; test_unicode_classes.py checks both backends on those
     assume(not any(needs_exact(d) for d in docs))
-    assert count_chunk_bytes(docs, pattern, processes=2) == count_chunk_bytes(docs, pattern, processes=1, backend="python")
+    want = regex_byte_counts(docs, pattern)
+    assert count_chunk_bytes(docs, pattern, processes=2) == want
+    assert count_chunk_bytes(docs, pattern, processes=1, backend="python") == want
 
 
 @pytest.mark.slow

@@ -3,7 +3,8 @@ and resuming a killed run.
 
 The reference is ``pack(engine="local")``, whose shards ``test_pack.py`` checks
 against the tokenizer; here the Dask engine must give the same files, byte for
-byte (every shard and the manifest). After every test no child process and no
+byte (every shard and the manifest), and its ids must be tiktoken's encoding of
+the documents. After every test no child process and no
 listening port is left.
 """
 
@@ -15,16 +16,19 @@ import subprocess
 import sys
 from functools import partial
 
+import numpy as np
 import pydoc_data.topics
 import pytest
 
 import bpe_lesson
 from bpe_lesson._internal.cluster import dask_client, leftovers
 from bpe_lesson.__main__ import main as cli_main
+from bpe_lesson.documents import expand_sources, iter_documents
+from bpe_lesson.formats.tiktoken_io import to_tiktoken
 from bpe_lesson.lm import dask_pack
 from bpe_lesson.lm.dask_pack import write_shard
 from bpe_lesson.lm.pack import pack
-from bpe_lesson.lm.shards import verify
+from bpe_lesson.lm.shards import read_manifest, verify
 
 pytest.importorskip("distributed")
 EOS = "<|endoftext|>"
@@ -94,6 +98,14 @@ def test_dask_pack_writes_the_local_bytes(tmp_path, sources, tok_path, local_pac
     assert m["shard_count"] >= 5 and m["empty_documents_skipped"] > 0
     assert folder_bytes(out) == folder_bytes(local_pack)  # every shard and manifest.json; no parts left
     assert verify(out, tok_path) == []
+    # independent of both engines: tiktoken's ids for each non-empty document, then EOS
+    tok = bpe_lesson.load(tok_path)
+    enc, eos = to_tiktoken(tok), tok.special_tokens[EOS]
+    m, _ = read_manifest(out)
+    dt = np.dtype(m["dtype"]).newbyteorder("<")
+    ids = np.concatenate([np.fromfile(os.path.join(out, s["path"]), dtype=dt) for s in m["shards"]])
+    docs = [text for _, text in iter_documents(expand_sources(sources)) if text]
+    assert ids.tolist() == [i for d in docs for i in enc.encode_ordinary(d) + [eos]]
 
 
 def test_the_command_line_takes_engine_and_scheduler(tmp_path, sources, tok_path, local_pack, cluster):

@@ -62,7 +62,12 @@ def test_counting_on_workers_equals_counting_here(corpus_files, monkeypatch):
     monkeypatch.setattr(counting, "TASK_BYTES", 50_000)  # several tasks
     pattern = PATTERNS["gpt4"]
     units, alone = stream_all(corpus_files, pattern)
-    assert count_units(units, alone, pattern, [EOT], processes=2) == count_units(units, alone, pattern, [EOT])
+    # the reference: whole documents counted by chunks.count_chunks (anchored to regex.findall in
+    # test_trainers.py), not the scale counter itself
+    docs = [open(p, encoding="utf-8", newline="").read() for p in corpus_files]
+    want = to_byte_counts(count_chunks(docs, pattern, [EOT], processes=1))
+    assert count_units(units, alone, pattern, [EOT], processes=2) == want
+    assert count_units(units, alone, pattern, [EOT]) == want
 
 
 def test_a_line_longer_than_the_unit_limit_is_cut_at_a_character_boundary(tmp_path, monkeypatch):

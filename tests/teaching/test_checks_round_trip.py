@@ -8,7 +8,8 @@ import pytest
 import regex
 from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
 
-from bpe_lesson.teaching.checks.round_trip import gpt4, small_tokenizer
+from bpe_lesson.teaching.checks.round_trip import gpt4
+from bpe_lesson.teaching.checks.round_trip_capstone import small_tokenizer
 
 
 # ---- ex-tiktoken-write

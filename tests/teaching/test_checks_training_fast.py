@@ -8,6 +8,7 @@ import pytest
 from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
 from bpe_lesson import incremental, textbook
 from bpe_lesson.teaching.checks import training_fast as tf
+from bpe_lesson.teaching.checks import training_fast_update as tfu
 
 
 # ---------------------------------------------------------------- ex-fast-pop-best
@@ -427,7 +428,7 @@ def test_generated_words_hold_a_pair_several_times():
 
 def test_states_have_stale_entries_and_ties():
     stale = ties = 0
-    for chunks, before, _ in (c.args for c in tf._update_cases("ex-fast-update") if isinstance(c, tf.Generated)):
+    for chunks, before, _ in (c.args for c in tfu._update_cases("ex-fast-update") if isinstance(c, tf.Generated)):
         s = tf.State(chunks, before)
         stale += any(s.pair_counts.get((a, b), 0) != -n for n, a, b in s.heap)
         live = sorted(c for c in s.pair_counts.values() if c >= 2)

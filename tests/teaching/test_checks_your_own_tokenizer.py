@@ -19,7 +19,8 @@ import regex
 from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
 from bpe_lesson import textbook
 from bpe_lesson.patterns import GPT4_PATTERN
-from bpe_lesson.teaching.checks import your_own_tokenizer as own
+from bpe_lesson.teaching.checks.your_own_tokenizer import _common, assembled
+from bpe_lesson.teaching.checks.your_own_tokenizer import split as cutting
 from bpe_lesson.unicode_classes import needs_exact
 
 # ---------------------------------------------------------------- the notebook's solutions, cell by cell
@@ -972,20 +973,20 @@ def test_wrong_solutions_fail_for_the_reason_given():
 
 def test_the_cases_avoid_characters_where_regex_and_tiktoken_disagree():
     """A reader's split with the regex module can give tiktoken's chunks on every case."""
-    assert not needs_exact("".join(own.PLAIN))
-    assert not any(needs_exact(t) for t in own.held_out_texts())
+    assert not needs_exact("".join(_common.PLAIN))
+    assert not any(needs_exact(t) for t in assembled.held_out_texts())
 
 
 def test_the_cutter_reference_is_tiktoken_where_tiktoken_is_defined():
     """Without a special token that is a prefix of another, the reference is tiktoken's own cut."""
     from bpe_lesson.patterns import split_specials
     n = 0
-    for args in own._cut_cases("ex-own-specials"):
+    for args in cutting._cut_cases("ex-own-specials"):
         args = args.args if hasattr(args, "args") else args
         text, specials, allowed, disallowed = args
-        want = own.cut_reference(*args)
-        if want is own.RAISES or own._prefix_pair(specials):
+        want = cutting.cut_reference(*args)
+        if want is _common.RAISES or cutting._prefix_pair(specials):
             continue
-        assert want == split_specials(text, sorted(own._resolve(specials, allowed, disallowed)[0]))
+        assert want == split_specials(text, sorted(cutting._resolve(specials, allowed, disallowed)[0]))
         n += 1
     assert n > 100

@@ -41,6 +41,7 @@ import io
 import json
 import os
 import shutil
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -72,35 +73,60 @@ def plan_groups(paths, group_bytes: int = GROUP_BYTES) -> list[list[str]]:
     return groups
 
 
+@dataclass(frozen=True)
+class ShardSettings:
+    """What every encode task needs besides its files: shipped to the workers, so it pickles.
+
+    ``read(paths, text_field)`` yields ``(label, text)`` per document (``pack.iter_documents``,
+    a module-level function, so it pickles by name); ``tok_path`` names the tokenizer file,
+    ``eos_id`` follows each document, ``dtype`` is the shards' id type, and no document may
+    be longer than ``shard_tokens`` ids + EOS.
+
+    >>> import pickle
+    >>> s = ShardSettings(read=os.path.join, text_field="text", tok_path="tok.json", eos_id=0,
+    ...                   dtype="uint16", shard_tokens=1024)
+    >>> pickle.loads(pickle.dumps(s)) == s
+    True
+    """
+
+    read: object  # (paths, text_field) -> iterator of (label, text)
+    text_field: str
+    tok_path: str
+    eos_id: int
+    dtype: object  # a numpy dtype or its name
+    shard_tokens: int
+
+
 @lru_cache(maxsize=2)
 def _tokenizer(path: str, sha256: str):
     """The tokenizer file, loaded once per worker process (``sha256`` keys the cache)."""
     return load_tokenizer(path)
 
 
-def encode_group(paths, read, text_field, tok_path, tok_sha256, eos_id, dtype, shard_tokens, part) -> np.ndarray:
+def encode_group(paths, job: ShardSettings, tok_sha256: str, part: str) -> np.ndarray:
     """The encode task: write ``part``.bin (the ids) and ``part``.len.npy; return the lengths.
 
+    ``tok_sha256`` is the tokenizer file's hash (it keys each worker's cached tokenizer).
     Lengths are ids + EOS per document in order, 0 for an empty one. A part
     already on disk (a resumed run) is read back instead of encoded again.
     """
     if os.path.exists(part + ".len.npy"):  # written after the ids: both are there
         return np.load(part + ".len.npy")
-    tok = _tokenizer(tok_path, tok_sha256)
-    dt = np.dtype(dtype).newbyteorder("<")  # little-endian whatever the machine, as pack.py
+    tok = _tokenizer(job.tok_path, tok_sha256)
+    dt = np.dtype(job.dtype).newbyteorder("<")  # little-endian whatever the machine, as pack.py
     lengths, arrays = [], []  # int per document; one array per non-empty document
-    for label, text in read(paths, text_field):
+    for label, text in job.read(paths, job.text_field):
         if not text:
             lengths.append(0)
             continue
         ids = tok.encode_to_numpy(text, dtype=dt, disallowed_special=())  # encode_ordinary's ids, as an array
         n = len(ids) + 1
-        if n > shard_tokens:
+        if n > job.shard_tokens:
             raise ValueError(f"document {label} is {n - 1} tokens + 1 EOS = {n}, more than --shard-tokens "
-                             f"{shard_tokens}; a document never spans two shards, so raise the budget")
+                             f"{job.shard_tokens}; a document never spans two shards, so raise the budget")
         a = np.empty(n, dtype=dt)
         a[:-1] = ids
-        a[-1] = eos_id  # numpy raises on an id too big for the dtype
+        a[-1] = job.eos_id  # numpy raises on an id too big for the dtype
         arrays.append(a)
         lengths.append(n)
     lengths = np.array(lengths, dtype=np.int64)
@@ -151,10 +177,11 @@ def shard_plan(lengths: np.ndarray, start: int, shard_tokens: int) -> list[tuple
     return plan
 
 
-def write_shards_on_dask(client, paths, read, text_field, tok_path, eos_id, dtype, shard_tokens, out_dir,
-                         state, save_state, progress=None, group_bytes: int | None = None):
+def write_shards_on_dask(client, paths, job: ShardSettings, out_dir, state, save_state, progress=None,
+                         group_bytes: int | None = None):
     """Encode and write the shards on the cluster; record them in ``state``; return (documents, empty ones).
 
+    ``job`` is what each encode task needs (``ShardSettings``); the shards go to ``out_dir``.
     ``state`` is ``pack.py``'s (settings, next_document, documents, empty_documents,
     shards); ``save_state()`` writes it. Called by ``pack.pack(engine="dask")``.
     """
@@ -170,8 +197,8 @@ def write_shards_on_dask(client, paths, read, text_field, tok_path, eos_id, dtyp
     # 1. encode: one task per group of files, each writes its part and returns its lengths
     groups = plan_groups(paths, GROUP_BYTES if group_bytes is None else group_bytes)
     parts = [os.path.join(parts_dir, f"part_{k:05d}") for k in range(len(groups))]
-    futures = [client.submit(encode_group, g, read, text_field, tok_path, settings["tokenizer_sha256"], eos_id,
-                             dtype, shard_tokens, part) for g, part in zip(groups, parts)]
+    futures = [client.submit(encode_group, g, job, settings["tokenizer_sha256"], part)
+               for g, part in zip(groups, parts)]
     per_group = client.gather(futures)
     lengths = np.concatenate(per_group) if per_group else np.zeros(0, dtype=np.int64)
     first_doc = np.cumsum([0] + [len(g) for g in per_group])  # document index where each part starts
@@ -189,9 +216,9 @@ def write_shards_on_dask(client, paths, read, text_field, tok_path, eos_id, dtyp
                 out.append((parts[g] + ".bin", int(max(lo, g_lo) - g_lo), int(min(hi, g_hi) - g_lo)))
         return out
 
-    plan = shard_plan(lengths, state["next_document"], shard_tokens)
+    plan = shard_plan(lengths, state["next_document"], job.shard_tokens)
     base = len(state["shards"])
-    futures = {client.submit(write_shard, base + s, pieces(first, last), dtype,
+    futures = {client.submit(write_shard, base + s, pieces(first, last), job.dtype,
                              int(np.count_nonzero(lengths[first:last + 1])), out_dir): s
                for s, (first, last) in enumerate(plan)}
 

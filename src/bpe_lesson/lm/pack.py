@@ -54,7 +54,7 @@ from .._internal.progress import check_progress, progress_bar
 from ..documents import STDIN, expand_sources, iter_documents
 from ..formats.huggingface import special_roles
 from ..tokenizer import Tokenizer
-from .dask_pack import write_shards_on_dask
+from .dask_pack import ShardSettings, write_shards_on_dask
 from .pack_folder import _clean_partial, _start_or_resume, _write_json, folder_lock, tokenizer_file
 from .shards import (DEFAULT_EOS, FORMAT, MANIFEST, STATE, VERSION, dtype_for, embedding_rows, load_tokenizer,
                      sha256_file, shard_name, special_id, tokenizer_fingerprint)
@@ -343,8 +343,8 @@ class PackJob:
         processes = workers(self.processes, sum(size for _, size, _ in self.settings["sources"]))
         if self.engine == "dask":  # encoded and written by the workers of a Dask cluster (dask_pack.py)
             with dask_client(self.scheduler, workers=processes) as client:
-                return write_shards_on_dask(client, self.paths, iter_documents, self.text_field, self.tok_path,
-                                            self.eos_id, self.dtype, self.shard_tokens, self.out_dir, state,
+                job = ShardSettings(iter_documents, self.text_field, self.tok_path, self.eos_id, self.dtype, self.shard_tokens)
+                return write_shards_on_dask(client, self.paths, job, self.out_dir, state,
                                             lambda: _write_json(self.state_path, state), self.progress)
         return self.write_here(state, processes)
 

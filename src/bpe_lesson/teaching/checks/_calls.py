@@ -137,16 +137,19 @@ def compare(reader, reference, cases, *, label=None, equal=None, shrink=None, va
     """
     label = label or (_CURRENT[-1] if _CURRENT else "exercise")
     n_generated = n = 0
+
+    def disagrees(args):  # None, or (want, got, why) on these arguments
+        return _disagreement(reader, reference, args, equal, kind, pure)
+
     for args in cases:
         generated = isinstance(args, Generated)
         args = tuple(args.args) if generated else tuple(args)
         n += 1
         n_generated += generated
-        problem = _disagreement(reader, reference, args, equal, kind, pure)
+        problem = disagrees(args)
         if problem is None:
             continue
-        args, problem = _shrunk(reader, reference, args, problem, equal, kind, pure,
-                                shrink or _shrink_args, valid)
+        args, problem = _shrunk(disagrees, args, problem, shrink or _shrink_args, valid)
         want, got, why = problem
         shown = show(args) if show else ", ".join(_shown(a, 48) for a in args)
         lines = [f"{label}: {_name(reader)}({shown}) {why}"]
@@ -221,8 +224,16 @@ def _same(mine, given) -> bool:
     return True
 
 
-def _shrunk(reader, reference, args, problem, equal, kind, pure, shrink, valid):
-    """Greedy shrinking: take the first smaller input that still disagrees, until none does."""
+def _shrunk(disagrees, args, problem, shrink, valid):
+    """Greedy shrinking: take the first smaller input that still disagrees, until none does.
+
+    ``disagrees(args)`` is None where the reader and the reference agree, else (want, got, why);
+    ``shrink(args)`` yields smaller inputs, ``valid`` (or None) says which are legal.
+
+    >>> odd = lambda a: None if a[0] % 2 == 0 else (0, a[0], "is odd")
+    >>> _shrunk(odd, (9,), odd((9,)), lambda a: [(n,) for n in range(a[0])], None)
+    ((1,), (0, 1, 'is odd'))
+    """
     budget = SHRINK_BUDGET
     improved = True
     while improved and budget > 0:
@@ -234,7 +245,7 @@ def _shrunk(reader, reference, args, problem, equal, kind, pure, shrink, valid):
             try:
                 if valid is not None and not valid(smaller):
                     continue
-                p = _disagreement(reader, reference, smaller, equal, kind, pure)
+                p = disagrees(smaller)
             except AssertionError:
                 continue
             except Exception:  # the reference refuses it: not a legal input

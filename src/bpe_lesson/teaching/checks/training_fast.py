@@ -1,32 +1,31 @@
-"""Checks of the exercises in *Training fast*: pop the best pair from a lazy heap, the
-change one merge makes to one word's pair counts, and the update of the counts, the
-index and the heap after a merge.
+"""Checks of the exercises in *Training fast*: pop the best pair from a lazy heap, and the
+change one merge makes to one word's pair counts; and the trainer's state they share with
+``training_fast_update``, which checks the third exercise (the update after a merge).
 
 Each check compares the reader's step with the step of the same name in the
-package's incremental trainer (``incremental.pop_best``, ``merge_word``,
-``apply_merge``), on the trainer's own state: generated chunk sets (``aaaa``,
-``abab``, ``aaabaaa``, ``abcabc``, ... with counts 1 to 4 and 7) trained with the
-package's steps for a few merges, so the heap holds stale entries, the index lists
-words that lost their pairs, and ids above 255 sit beside bytes. Then comes the step
-under test, on the merge the trainer makes next or on another pair the words hold.
-The heap check adds small heaps made by hand: counts at 0, 1, 2 and 3, ties, and
-pairs whose bytes already are a token. The update check also trains whole
-vocabularies with the reader's update and compares the merges.
+package's incremental trainer (``incremental.pop_best``, ``merge_word``), on the
+trainer's own state: generated chunk sets (``aaaa``, ``abab``, ``aaabaaa``, ``abcabc``,
+... with counts 1 to 4 and 7) trained with the package's steps for a few merges, so the
+heap holds stale entries, the index lists words that lost their pairs, and ids above 255
+sit beside bytes. Then comes the step under test, on the merge the trainer makes next or
+on another pair the words hold. The heap check adds small heaps made by hand: counts at
+0, 1, 2 and 3, ties, and pairs whose bytes already are a token.
 
 What this module does not do: time anything.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 import functools
 import heapq
 import re
-from collections import Counter
 
 from ... import incremental, textbook
 from ...ranks import vocab_from_merges
 from .. import samples
 from . import Generated, _gen, check, compare
+
 
 TOY = {b"hug": 10, b"pug": 5, b"pun": 12, b"bun": 4, b"hugs": 5}
 PIECES = ["aaaa", "abab", "aaabaaa", "aaa", "aa", "ab", "ba", "abc", "bca", "abcabc", "aabb", "cd", "dc",
@@ -332,124 +331,3 @@ def _delta_hint(args, want, got):
 def check_pair_delta(pair_delta):
     compare(pair_delta, incremental.merge_word, _delta_cases("ex-fast-delta"), kind=tuple,
             equal=_same_merge, valid=lambda a: a[2] not in a[0], hint=_delta_hint)
-
-
-# ---------------------------------------------------------------- ex-fast-update
-
-def _summary(s, before):
-    """What a merge changed: the words rewritten, the counts' changes, new listings, unlisted holders, heap pushes.
-
-    ``before`` is (words, pair_counts, heap) as they were. The index may keep stale entries (the
-    trainer skips them), so only what must be there is compared: each word under each new pair
-    it holds, and every pair a word holds listed with it ("unlisted" says where not). Pushes of
-    pairs without new_id are left out: their counts only fell, so any entry of theirs is harmless.
-    """
-    words, counts, heap = before
-    holders = {}  # (int, int) -> words that hold the pair
-    for i, w in enumerate(s.words):
-        for q in zip(w, w[1:]):
-            holders.setdefault(q, set()).add(i)
-    new_id = s.next_id - 1
-    after, old = Counter(s.heap), Counter(heap)
-    return {"words": {i: w for i, w in enumerate(s.words) if w != words[i]},
-            "counts": {q: s.pair_counts.get(q, 0) - counts.get(q, 0)
-                       for q in sorted(counts.keys() | s.pair_counts.keys())
-                       if s.pair_counts.get(q, 0) != counts.get(q, 0)},
-            "where": {q: sorted(held & set(s.where.get(q, ()))) for q, held in sorted(holders.items())
-                      if new_id in q},
-            "unlisted": {q: sorted(held - set(s.where.get(q, ()))) for q, held in sorted(holders.items())
-                         if held - set(s.where.get(q, ()))},
-            "pushed": sorted(e for e in (after - old).elements() if new_id in e[1:]),
-            "popped": sorted((old - after).elements())}
-
-
-def _update_in_training(step):
-    """Run ``step`` as the merge after ``before`` merges of ``chunks``: the trainer's next pair, or ``pick``."""
-    def run(chunks, before, pick):
-        s = State(chunks, before)
-        if pick is None:
-            best = s.pop()
-            if best is None:
-                raise ValueError("training is over")
-            pick = best[0]
-        elif s.pair_counts.get(pick, 0) <= 0:
-            raise ValueError(f"no word holds {pick}")
-        before = ([list(w) for w in s.words], dict(s.pair_counts), list(s.heap))
-        s.apply(step, pick)
-        return _summary(s, before)
-    run.__name__ = getattr(step, "__name__", "update_counts")
-    return run
-
-
-def _train_with(step):
-    """Train ``n`` merges with the package's pop_best and ``step`` for the update; return the merges."""
-    def run(chunks, n):
-        s = State(chunks, 0)
-        merges = []
-        while len(merges) < n:
-            best = s.pop()
-            if best is None:
-                break
-            merges.append((best[0], s.apply(step, best[0])))
-        return merges
-    run.__name__ = getattr(step, "__name__", "update_counts")
-    return run
-
-
-def _update_cases(label):
-    yield from [({b"aaaa": 1}, 0, None), ({b"aaabaaa": 2}, 0, None), ({b"abab": 3, b"ab": 1}, 0, (98, 97)),
-                ({b"aaaaa": 3, b"aaab": 2, b"abab": 1}, 1, None), (TOY, 1, None)]
-    rng = _gen.rng_for(label)
-    made = 0
-    while made < 240:
-        chunks = chunk_set(rng)
-        n = n_merges(chunks)
-        before = rng.randint(0, max(0, n - 1))
-        pick = None
-        if rng.random() < 0.35:  # another pair the words hold, not the best one
-            s = State(chunks, before)
-            held = sorted(q for q, c in s.pair_counts.items() if c > 0)
-            if not held:
-                continue
-            pick = rng.choice(held)
-        elif before >= n:
-            continue
-        made += 1
-        yield Generated(chunks, before, pick)
-
-
-@_safe
-def _update_hint(args, want, got):
-    for key in ("words", "counts", "where", "unlisted"):
-        if got[key] == want[key]:
-            continue
-        q = min(k for k in want[key].keys() | got[key].keys() if want[key].get(k) != got[key].get(k))
-        w, g = want[key].get(q), got[key].get(q)
-        if key == "words":
-            return f"word {q} becomes {w}, not {g}"
-        if key == "counts":
-            return f"the count of {q} changes by {w or 0}, not {g or 0}"
-        if key == "where":
-            return f"where[{q}] lists words {w or []}, not {g or []}"
-        return f"word(s) {g} hold {q}, but where[{q}] does not list them"
-    if got["popped"]:
-        return "leave the old entries on the heap: pop_best finds them stale"
-    return "push each pair with new_id once, after all the words, with its final count"
-
-
-def _show_update(args):
-    chunks, before, pick = args
-    which = "the next merge" if pick is None else f"merging {pick}"
-    return f"{chunks}, {which} after {_merges(before)}"
-
-
-@check("ex-fast-update")
-def check_update(update_counts):
-    compare(_update_in_training(update_counts), _update_in_training(incremental.apply_merge),
-            _update_cases("ex-fast-update"), kind=dict, shrink=_shrink_chunks, show=_show_update,
-            hint=_update_hint)
-    compare(_train_with(update_counts), _train_with(incremental.apply_merge),
-            [(TOY, 10), ({b"aaaaa": 3, b"aaab": 2, b"abab": 1}, 20), (prose_counts(6), 50)],
-            kind=list, shrink=lambda args: iter(()),
-            show=lambda a: f"{_merges(a[1])} of {len(a[0]):,} chunks ({list(a[0])[:3]}...)",
-            hint=lambda args, want, got: "your updates lead the trainer to other merges")

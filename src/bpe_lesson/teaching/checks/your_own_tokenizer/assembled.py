@@ -1,0 +1,206 @@
+"""Checks of "Your own tokenizer"'s assembled tokenizer: the encoder (``ex-own-encode``)
+and the whole ``MyTokenizer`` (``ex-own-tokenizer``), graded against tiktoken on GPT-4's and
+GPT-4o's real vocabularies: encode on held-out text and special tokens, decode, the stream,
+and save and load on a prefix of GPT-4's ranks.
+
+What this module does not do: hold the solutions (the chapter does, folded away), or
+download anything (the vocabularies come from ``_common``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import tiktoken
+
+from ... import samples
+from .. import Generated, _gen, call, check, compare
+from .._calls import _shown
+from ._common import RAISES, Raises, Table, _gpt4_encoding, _plain, _shrink_first, real_encodings, scratch_folder
+from .files import _tiktoken_reads
+from .split import _allowed, _disallowed, _special_text
+from .stream import _run_stream, check_laziness
+
+
+# ---- ex-own-tokenizer: MyTokenizer reproduces tiktoken's ids -------------------------------------
+
+# held-out text that no chapter shows: a few standard-library files, help topics, and sentences
+# in scripts the book's samples do not hold
+HELD_FILES = ["colorsys.py", "fnmatch.py", "shlex.py", "textwrap.py"]
+HELD_TOPICS = ["assert", "lambda", "with", "yield"]
+HELD_SENTENCES = [
+    "한국어 문장은 띄어쓰기를 합니다. 토크나이저는 바이트를 셉니다.",
+    "ภาษาไทยไม่เว้นวรรคระหว่างคำ แต่เว้นวรรคระหว่างประโยค",
+    "עברית נכתבת מימין לשמאל, והמספרים 2024 משמאל לימין.",
+    "Tiếng Việt có nhiều dấu: ả, ẫ, ự, ọ; mỗi chữ là một âm tiết.",
+    "Türkçe'de büyük İ ile küçük ı ayrı harflerdir; ÇĞÖŞÜ.",
+    "Українська мова: ґанок, їжак, єнот, ще й апостроф — м'ята.",
+    "বাংলা লিপিতে যুক্তাক্ষর আছে: ক্ষ, জ্ঞ, ন্ত।",
+    "Emoji: 👩‍👩‍👧‍👦 🏳️‍🌈 👍🏽 🇯🇵 — and maths: ∑ x² ≤ ½ ∞.",
+    "    def f(x):\r\n\treturn x  # tabs, CRLF\r\n\r\n\n   \n",
+    "1234567890 3.14159 1e-9 0xFF 1_000_000 ٣٤٥ १२३",
+]
+
+
+@functools.lru_cache(maxsize=1)
+def held_out_texts() -> list[str]:
+    """The check's own text: whole files and topics, and the sentences above."""
+    paths = {os.path.basename(p): p for p in samples.stdlib_paths()}
+    texts = []
+    for name in HELD_FILES:
+        with open(paths[name], encoding="utf-8") as f:
+            texts.append(f.read())
+    topics = samples.prose_topics()
+    texts += [topics[t] for t in HELD_TOPICS] + HELD_SENTENCES
+    return texts
+
+
+def pieces(text: str, size: int = 1500) -> list[str]:
+    """``text`` in runs of whole lines of at most about ``size`` characters (a failure then shrinks fast).
+
+    >>> pieces("a\\nb\\nc\\n", 4)
+    ['a\\nb\\n', 'c\\n']
+    """
+    out, run = [], ""
+    for line in text.splitlines(keepends=True):
+        if run and len(run) + len(line) > size:
+            out.append(run)
+            run = ""
+        run += line
+    return out + ([run] if run else [])
+
+
+def _special_cases(rng, encoding, n):
+    """Texts with the vocabulary's special tokens, and allowed/disallowed settings as tiktoken takes them."""
+    specials = sorted(encoding.special_tokens_set)
+    eot = "<|endoftext|>"
+    yield ("doc one" + eot + "doc two", "all", "all")
+    yield (eot + eot, {eot}, "all")
+    yield ("a literal " + eot, set(), ())
+    yield ("a literal " + eot, set(), "all")  # raises: disallowed
+    for _ in range(n):
+        text = _special_text(rng, specials) if rng.random() < 0.5 else _gen.text(rng, 60)
+        if not _plain(text):
+            continue
+        yield Generated(text, _allowed(rng, specials), _disallowed(rng, specials))
+
+
+def _encode_show(args):
+    text, allowed, disallowed = args
+    extra = "" if (allowed, disallowed) == ((), "all") else f", allowed_special={allowed!r}, " \
+                                                            f"disallowed_special={disallowed!r}"
+    return _shown(text, 44) + extra
+
+
+def _build(MyTokenizer, encoding):
+    ranks = encoding._mergeable_ranks
+    tok = call(MyTokenizer, ranks, encoding._pat_str, dict(encoding._special_tokens))
+    return tok
+
+
+def _as_set(x):
+    return x if x == "all" else set(x)
+
+
+def _check_encode(encode, encoding, rng, name, n_generated=110):
+    """``encode(text, allowed_special, disallowed_special)`` against tiktoken's, on held-out text and on
+    generated text with special tokens."""
+    def reference(text, allowed_special=(), disallowed_special="all"):
+        try:
+            return encoding.encode(text, allowed_special=_as_set(allowed_special),
+                                   disallowed_special=disallowed_special)
+        except ValueError:
+            return RAISES
+
+    def yours(text, allowed_special=(), disallowed_special="all"):
+        try:
+            return encode(text, allowed_special, disallowed_special)
+        except ValueError:
+            return RAISES
+
+    yours.__name__ = name
+    held = [(piece, (), ()) for t in held_out_texts() for piece in pieces(t)]
+    compare(yours, reference, list(_special_cases(rng, encoding, n_generated)) + held, kind=(list, Raises),
+            shrink=_shrink_first, show=_encode_show,
+            hint=lambda args, want, got: "split with the pattern, rank-encode each chunk (a byte's id is its "
+            "rank); special tokens as tiktoken's encode treats them")
+
+
+@check("ex-own-encode")
+def check_encode(encode):
+    rng = _gen.rng_for("ex-own-encode")
+    for name, encoding in real_encodings():
+        ranks = Table(encoding._mergeable_ranks, f"{name}'s ranks")
+        specials = dict(encoding._special_tokens)
+        _check_encode(lambda text, allowed, disallowed: encode(text, ranks, encoding._pat_str, specials,
+                                                               allowed, disallowed), encoding, rng,
+                      f"encode(..., {name})")
+
+
+def _check_decode(tok, encoding, rng, name):
+    def yours(ids):
+        return tok.decode(ids)
+
+    yours.__name__ = f"MyTokenizer({name}).decode"
+    text_ids = [encoding.encode(t, disallowed_special=()) for t in held_out_texts()[4:]]
+    cut = [ids[k:k + n] for ids in text_ids for k, n in [(1, 5), (3, 2)]]
+    eot = [encoding.encode("<|endoftext|>x", allowed_special="all")]
+    # single bytes that start, continue or cannot be UTF-8: decode must replace, not raise
+    odd = [[encoding._mergeable_ranks[bytes([b])] for b in bs] for bs in ([0xE4], [0xE4, 0xB8], [0xFF, 0x61], [0x80])]
+    compare(yours, encoding.decode, [(ids,) for ids in text_ids + eot + odd + cut], kind=str,
+            hint=lambda args, want, got: "join the bytes, then decode once with errors='replace'")
+
+
+def _check_stream(tok, encoding, name):
+    def encode_lines(lines, encode):  # the class's method, called the way check_laziness calls a function
+        return tok.encode_lines(lines)
+
+    encode_lines.__name__ = f"MyTokenizer({name}).encode_lines"
+    texts = held_out_texts()[:4] + held_out_texts()[-2:]
+    for text in texts:
+        lines = text.splitlines(keepends=True)
+        got, feed = _run_stream(encode_lines, lines, None)
+        want = encoding.encode(text, disallowed_special=())
+        assert got == want, (f"{encode_lines.__name__} on the {len(lines)} lines of a held-out text gave "
+                             f"other ids than encode on the whole text (first difference at id "
+                             f"{next(k for k, (a, b) in enumerate(zip(got + [None], want + [None])) if a != b)})")
+    file_lines = held_out_texts()[3].splitlines(keepends=True)
+    check_laziness(encode_lines, [file_lines],
+                   lambda lines: (lines, lambda t: encoding.encode(t, disallowed_special=())), "ex-own-tokenizer")
+
+
+SAVED_RANKS = 5_000  # save and load are checked on a prefix of GPT-4's ranks (a vocabulary in its own right)
+
+
+def _check_files(MyTokenizer, encoding):
+    """save, then tiktoken's loader reads the ranks back; load, then the same ids as tiktoken's."""
+    ranks = {t: r for t, r in encoding._mergeable_ranks.items() if r < SAVED_RANKS}
+    specials = {"<|endoftext|>": SAVED_RANKS, "<|endofprompt|>": SAVED_RANKS + 1}
+    small = tiktoken.Encoding(name="prefix", pat_str=encoding._pat_str, mergeable_ranks=ranks,
+                              special_tokens=specials)
+    tok = call(MyTokenizer, ranks, encoding._pat_str, specials)
+    with scratch_folder() as folder:
+        path = os.path.join(folder, "mine.tiktoken")
+        call(tok.save, path)
+        read = _tiktoken_reads(path)
+        assert read == ranks, (f"tiktoken's loader read {len(read):,} ranks from the file MyTokenizer.save "
+                               f"wrote, not the {len(ranks):,} it was built with")
+        back = call(MyTokenizer.load, path)
+        for text in [held_out_texts()[0][:3000], "x<|endoftext|>y<|endofprompt|>"]:
+            got, want = call(back.encode, text, "all"), small.encode(text, allowed_special="all")
+            assert got == want, (f"MyTokenizer.load(path) after save(path), for GPT-4's first {SAVED_RANKS:,} "
+                                 f"ranks: encode({_shown(text, 30)}) gives other ids than tiktoken")
+
+
+@check("ex-own-tokenizer")
+def check_tokenizer(MyTokenizer):
+    rng = _gen.rng_for("ex-own-tokenizer")
+    for name, encoding in real_encodings():
+        tok = _build(MyTokenizer, encoding)
+        _check_encode(lambda text, allowed, disallowed: tok.encode(text, allowed_special=allowed,
+                                                                   disallowed_special=disallowed),
+                      encoding, rng, f"MyTokenizer({name}).encode")
+        _check_decode(tok, encoding, rng, name)
+        _check_stream(tok, encoding, name)
+    _check_files(MyTokenizer, _gpt4_encoding())

@@ -1,0 +1,141 @@
+"""Check of "Your own tokenizer"'s ``.tiktoken`` writer and reader (``ex-own-files``).
+
+The references: tiktoken's own loader reading what the reader wrote, and the bytes of
+``tiktoken_io.dumps_tiktoken``; ranks at the edges (0, 255, 65,535, 65,536, ...) and tokens
+whose base64 is awkward (``+w==``, ``/w==``, newline, NUL).
+
+What this module does not do: hold the solutions (the chapter does, folded away).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import os
+
+import tiktoken
+import tiktoken.load
+
+from ....formats import tiktoken_io
+from .. import Generated, _gen, call, check, compare
+from .._calls import _name, _shown
+from ._common import _gpt4_ranks, _gpt4o_ranks, scratch_folder
+
+
+# ---- ex-own-files: write and read .tiktoken files -----------------------------------------------
+
+RANKS_AT_EDGES = [0, 1, 9, 10, 11, 99, 100, 255, 256, 65_535, 65_536, 100_256, 199_997, 10**9]
+AWKWARD = [0xFB, 0xFF, 0x3E, 0x3F, 10, 13, 32, 0, 9]  # '+w==', '/w==', newline, CR, space, NUL, tab
+
+
+def _token(rng) -> bytes:
+    """One to seven bytes from a pool: the awkward ones, ``abc``, or any byte.
+
+    >>> import base64; [base64.b64encode(bytes([b])) for b in AWKWARD[:2]]  # why they are awkward
+    [b'+w==', b'/w==']
+    """
+    pool = rng.choice([AWKWARD, list(b"abc"), list(range(256))])
+    return bytes(rng.choice(pool) for _ in range(rng.randint(1, 7)))
+
+
+def _small_ranks(rng) -> dict[bytes, int]:
+    """A few tokens with ranks at the edges (one and two digits, 255/256, 65,535/65,536), in any order."""
+    n = rng.choice([0, 1, 2, 3, 4, 6, 9, 12])
+    pool = sorted(set(RANKS_AT_EDGES + [rng.randrange(300) for _ in range(8)]))
+    ranks = {}
+    for r in rng.sample(pool, min(n, len(pool))):
+        ranks.setdefault(_token(rng), r)
+    return ranks
+
+
+def _tiktoken_reads(path):
+    """``tiktoken.load.load_tiktoken_bpe`` with its cache off (it caches files by their path)."""
+    old = os.environ.get("TIKTOKEN_CACHE_DIR")
+    os.environ["TIKTOKEN_CACHE_DIR"] = ""
+    try:
+        return tiktoken.load.load_tiktoken_bpe(path)
+    finally:
+        if old is None:
+            del os.environ["TIKTOKEN_CACHE_DIR"]
+        else:
+            os.environ["TIKTOKEN_CACHE_DIR"] = old
+
+
+def _layout(rng, ranks) -> bytes:
+    """A file tiktoken reads: lines in any order, CRLF or LF, blank lines, tabs, leading zeros, no last newline."""
+    items = list(ranks.items())
+    if rng.random() < 0.3:
+        rng.shuffle(items)
+    end = rng.choice([b"\n", b"\n", b"\r\n"])
+    lines = []
+    for token, rank in items:
+        sep = rng.choice([b" ", b" ", b"\t", b"  "])
+        digits = str(rank).encode()
+        if rng.random() < 0.1:
+            digits = b"0" + digits
+        lines.append(base64.b64encode(token) + sep + digits)
+        if rng.random() < 0.15:
+            lines.append(b"")  # a blank line
+    data = end.join(lines)
+    return data + end if lines and rng.random() < 0.7 else data
+
+
+def _write_cases(label):
+    yield from [({},), ({b"a": 0},), ({b"b": 1, b"a": 0},), ({b"x": 10, b"y": 9},),
+                ({b"\xfb": 0, b"\xff": 1, b" ": 2, b"\n": 3},)]
+    rng = _gen.rng_for(label, 1)
+    for _ in range(210):
+        yield Generated(_small_ranks(rng))
+
+
+def _load_cases(label):
+    yield from [(b"", False), (b"YQ== 0\n", False), (b"YQ== 0\n\nYg== 1\n", False), (b"YQ== 0\r\nYg== 1", False),
+                (b"Yg== 1\nYQ== 0\n", False), (b"YQ==\t7\n", False), (b"YQ== 0\nYg== 1\n", True)]
+    rng = _gen.rng_for(label)
+    for _ in range(210):
+        yield Generated(_layout(rng, _small_ranks(rng)), rng.random() < 0.2)
+
+
+@check("ex-own-files")
+def check_files(save_ranks, load_ranks, real_files=True):
+    with scratch_folder() as folder:
+        path = os.path.join(folder, "mine.tiktoken")
+
+        def tiktoken_reads_yours(ranks):  # what tiktoken's own loader reads from the reader's file
+            save_ranks(ranks, path)
+            return _tiktoken_reads(path)
+
+        def your_bytes(ranks):
+            save_ranks(ranks, path)
+            with open(path, "rb") as f:
+                return f.read()
+
+        def your_reading(data, gz):  # the reader's loader on a file that holds ``data``
+            where = path + (".gz" if gz else "")
+            with (gzip.open if gz else open)(where, "wb") as f:
+                f.write(data)
+            return load_ranks(where)
+
+        def tiktoken_reading(data, gz):
+            with open(path, "wb") as f:
+                f.write(data)
+            return _tiktoken_reads(path)
+
+        tiktoken_reads_yours.__name__ = your_bytes.__name__ = _name(save_ranks)
+        your_reading.__name__ = _name(load_ranks)
+        compare(tiktoken_reads_yours, lambda ranks: ranks, _write_cases("ex-own-files"), kind=dict,
+                hint=lambda args, want, got: "tiktoken.load.load_tiktoken_bpe read this from your file")
+        compare(your_bytes, lambda ranks: tiktoken_io.dumps_tiktoken({r: t for t, r in ranks.items()}),
+                _write_cases("ex-own-files"), kind=bytes,
+                hint=lambda args, want, got: "one line per token in rank order (as numbers): "
+                "base64, one space, the rank, b'\\n'")
+        compare(your_reading, tiktoken_reading, _load_cases("ex-own-files"), kind=dict,
+                show=lambda args: f"a file of {_shown(args[0], 44)}" + (", gzipped (.gz)" if args[1] else ""),
+                hint=lambda args, want, got: "skip blank lines; base64 and rank may be split by any "
+                "whitespace; open a .gz file with gzip.open")
+    if real_files:  # the reader's loader on the files the packages ship: GPT-4's (plain) and GPT-4o's (.gz)
+        for name, want in [("cl100k_base", _gpt4_ranks()), ("o200k_base", _gpt4o_ranks())]:
+            got = call(load_ranks, tiktoken_io.offline_path(name))
+            assert isinstance(got, dict) and got == want, (
+                f"load_ranks({os.path.basename(tiktoken_io.offline_path(name))!r}) did not give "
+                f"{name}'s {len(want):,} ranks" + (f" (it gave {len(got):,} entries)" if isinstance(got, dict) else ""))
