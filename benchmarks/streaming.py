@@ -5,13 +5,15 @@ How to run (from the repository root, with the project's environment active):
 
     python benchmarks/streaming.py                    # 50 MB of stdlib code, GPT-4's vocabulary
     python benchmarks/streaming.py stdlib:5MB --rounds 5
+    python benchmarks/streaming.py prose:20MB --vocab o200k_base   # also multi:SIZE (encode_speed's texts)
 
 CORPUS (``_corpus.py``) is written once to a temporary file. Timed, the median over
 ``--rounds``, the two shapes in turn, on the compiled backend, one thread:
 
-- ``whole``: read the file into one string, ``tok.encode(text)``;
-- ``stream``: ``sum(1 for _ in tok.encode_iterable(open(path)))``, the file read line
-  by line and the ids consumed as they come (nothing holds all of them).
+- ``whole``: read the file into one string, ``tok.encode(text)``, then take the ids one
+  by one (``deque(ids, maxlen=0)``: iteration at C speed);
+- ``stream``: ``deque(tok.encode_iterable(open(path)), maxlen=0)``, the file read a
+  block at a time and the ids taken as they come (nothing holds all of them).
 
 - ``arrays``: ``sum(len(a) for a in tok.encode_iterable_to_numpy(open(path)))``, one
   NumPy array per stretch (no Python int per id);
@@ -25,6 +27,7 @@ while the call runs, ids not kept): ``whole`` holds the text and the list of ids
 from __future__ import annotations
 
 import argparse
+from collections import deque
 import os
 import statistics
 import sys
@@ -40,12 +43,14 @@ from bpe_lesson import Tokenizer  # noqa: E402
 
 def whole(tok, path):
     with open(path, encoding="utf-8") as f:
-        return len(tok.encode(f.read()))
+        ids = tok.encode(f.read())
+    deque(ids, maxlen=0)  # taken one by one, as a stream's consumer takes them
+    return len(ids)
 
 
 def stream(tok, path):
     with open(path, encoding="utf-8") as f:
-        return sum(1 for _ in tok.encode_iterable(f))
+        return len(deque(tok.encode_iterable(f), maxlen=0))
 
 
 def gigatoken_files(vocab: str, folder: str):
@@ -84,8 +89,13 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--vocab", default="cl100k_base")
     args = ap.parse_args()
-    if args.corpus.startswith("stdlib:"):  # the stdlib holds ~31 MB of sources: go round it to reach SIZE
-        docs = _corpus.stdlib_docs(_corpus.parse_size(args.corpus[len("stdlib:"):]), cycle=True)
+    kind, _, size = args.corpus.partition(":")
+    if kind == "stdlib":  # the stdlib holds ~31 MB of sources: go round it to reach SIZE
+        docs = _corpus.stdlib_docs(_corpus.parse_size(size), cycle=True)
+    elif kind in ("prose", "multi") and size:  # encode_speed.py's texts, repeated to SIZE
+        one = _corpus.prose_text() if kind == "prose" else _corpus.multilingual_text()
+        n = _corpus.parse_size(size)
+        docs = [(one * (1 + n // len(one.encode())))[:n]]
     else:
         docs = _corpus.load_corpus(args.corpus)
     text = "".join(docs).replace("<|endoftext|>", "")
