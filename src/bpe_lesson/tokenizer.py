@@ -38,8 +38,6 @@ from .ranks import bpe_encode_chunk, recover_merges, vocab_from_merges
 
 _CACHE_LIMIT = 200_000
 _U32 = np.uint32
-_ALL = "all"  # (interned: ``disallowed_special is _ALL`` holds for the default argument)
-_NONE = ()    # (the one empty tuple: ``allowed_special is _NONE`` holds for the default)
 
 
 class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTables):
@@ -194,19 +192,9 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTabl
         if type(text) is not str:
             text = as_text(text)
         if dropout == 0:
-            if allowed_special is _NONE and disallowed_special is _ALL:  # the defaults: their plan kept
-                plan = self._plan_default
-                if plan is False:
-                    plan = self._plan_default = self._plan((), "all")
-            else:
-                plan = self._plan(allowed_special, disallowed_special)
-            if plan is not None:  # the compiled encoder takes the whole call (see _plan)
-                try:
-                    ids = plan[0].encode_unless_special(text, plan[1], False)
-                except UnicodeEncodeError:  # a lone surrogate: the path below replaces it
-                    ids = None
-                if ids is not None:
-                    return ids
+            ids = self._whole_call(text, allowed_special, disallowed_special, False)
+            if ids is not None:
+                return ids
         return self._checked(text, allowed_special, disallowed_special, dropout, seed, array=False)
 
     def encode_iterable(self, pieces, *, allowed_special=frozenset(), disallowed_special="all"):

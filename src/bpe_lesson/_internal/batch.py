@@ -23,8 +23,6 @@ from ..normalize import normalize as normalize_text
 from .checks import array_dtype, as_dtype, as_text, refuse_specials_in
 
 _U32 = np.uint32
-_ALL = "all"  # (interned: ``disallowed_special is _ALL`` holds for the default argument)
-_NONE = ()    # (the one empty tuple: ``allowed_special is _NONE`` holds for the default)
 
 _helpers = None
 _helpers_lock = threading.Lock()
@@ -52,10 +50,10 @@ os.register_at_fork(after_in_child=_forget_helpers)
 
 
 class BatchEncoding:
-    """Mixed into ``Tokenizer``: needs ``encode``, ``_checked``, ``_plan``, ``_fast_encoder``,
+    """Mixed into ``Tokenizer``: needs ``encode``, ``_checked``, ``_plan``, ``_whole_call``, ``_fast_encoder``,
     ``_special_sets``, ``_largest_rank``, ``_check_cover``, ``_native`` and ``normalize``."""
 
-    def encode_to_numpy(self, text: str, *, dtype=_U32, allowed_special=(), disallowed_special=_ALL) -> np.ndarray:
+    def encode_to_numpy(self, text: str, *, dtype=_U32, allowed_special=(), disallowed_special="all") -> np.ndarray:
         """``encode`` as a NumPy array of ``dtype``: the same ids, without a Python list.
 
         The compiled backend writes the ids straight into the array (no Python int is
@@ -70,19 +68,9 @@ class BatchEncoding:
         if type(text) is not str:
             text = as_text(text, "encode_to_numpy")
         if dtype is _U32:
-            if allowed_special is _NONE and disallowed_special is _ALL:  # the defaults: their plan kept
-                plan = self._plan_default
-                if plan is False:
-                    plan = self._plan_default = self._plan((), "all")
-            else:
-                plan = self._plan(allowed_special, disallowed_special)
-            if plan is not None:  # the compiled encoder takes the whole call (see _plan)
-                try:
-                    ids = plan[0].encode_unless_special(text, plan[1], True)
-                except UnicodeEncodeError:  # a lone surrogate: the path below replaces it
-                    ids = None
-                if ids is not None:
-                    return ids
+            ids = self._whole_call(text, allowed_special, disallowed_special, True)
+            if ids is not None:
+                return ids
         dtype = array_dtype(dtype)
         return as_dtype(self._checked(text, allowed_special, disallowed_special, 0.0, None, array=True), dtype)
 

@@ -15,6 +15,9 @@ from __future__ import annotations
 from .. import _backend
 from ..patterns import special_longest_first, special_prefix
 
+_ALL = "all"  # (interned: ``disallowed_special is _ALL`` holds for the default argument)
+_NONE = ()    # (the one empty tuple: ``allowed_special is _NONE`` holds for the default)
+
 
 class CompiledPath:
     """Mixed into ``Tokenizer``: needs ``_ranks``, ``pattern``, ``normalize``, ``_check_cover``,
@@ -56,6 +59,25 @@ class CompiledPath:
             if self._native is not None and all(bytes([b]) in self._ranks for b in range(256)):
                 self._fast = self._native.Encoder(self._ranks, self.pattern)
         return self._fast or None
+
+    def _whole_call(self, text, allowed_special, disallowed_special, array: bool):
+        """The ids of a call the compiled encoder takes whole (see ``_plan``): a list, or
+        a NumPy uint32 array when ``array``; None when it cannot, and the caller then
+        takes the steps of ``_encode``. The plan of the default arguments is kept in an
+        attribute: on a 10-character document, looking it up had been most of the call.
+        """
+        if allowed_special is _NONE and disallowed_special is _ALL:
+            plan = self._plan_default
+            if plan is False:
+                plan = self._plan_default = self._plan((), "all")
+        else:
+            plan = self._plan(allowed_special, disallowed_special)
+        if plan is None:
+            return None
+        try:
+            return plan[0].encode_unless_special(text, plan[1], array)  # None: a disallowed special
+        except UnicodeEncodeError:  # a lone surrogate: the caller's path replaces it
+            return None
 
     def _plan(self, allowed_special, disallowed_special):
         """(compiled encoder, ``SpecialSearch`` or None) for a call the compiled encoder can
