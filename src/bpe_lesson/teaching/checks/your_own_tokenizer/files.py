@@ -14,11 +14,11 @@ import gzip
 import os
 
 import tiktoken
-import tiktoken.load
 
 from ....formats import tiktoken_io
 from .. import Generated, _gen, call, check, compare
 from .._calls import _name, _shown
+from ..round_trip import load_uncached as _tiktoken_reads
 from ._common import _gpt4_ranks, _gpt4o_ranks, scratch_folder
 
 
@@ -46,19 +46,6 @@ def _small_ranks(rng) -> dict[bytes, int]:
     for r in rng.sample(pool, min(n, len(pool))):
         ranks.setdefault(_token(rng), r)
     return ranks
-
-
-def _tiktoken_reads(path):
-    """``tiktoken.load.load_tiktoken_bpe`` with its cache off (it caches files by their path)."""
-    old = os.environ.get("TIKTOKEN_CACHE_DIR")
-    os.environ["TIKTOKEN_CACHE_DIR"] = ""
-    try:
-        return tiktoken.load.load_tiktoken_bpe(path)
-    finally:
-        if old is None:
-            del os.environ["TIKTOKEN_CACHE_DIR"]
-        else:
-            os.environ["TIKTOKEN_CACHE_DIR"] = old
 
 
 def _layout(rng, ranks) -> bytes:

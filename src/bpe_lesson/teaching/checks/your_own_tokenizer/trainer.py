@@ -232,8 +232,5 @@ def check_train(train, size=1_000_000, vocab_size=2048):
     m_ref = peak_memory(_package_python, text, vocab_size)
     m_you = peak_memory(lambda t, v: call(train, t, v), text, vocab_size)
     memory_ratio = m_you / m_ref
-    print(f"on {len(text.encode()) / 1e6:.1f} MB, against the package's pure-Python trainer:")
-    print(f"time {time_ratio:.1f}x (at most {TIME_BOUND:g}x), peak memory {memory_ratio:.1f}x "
-          f"(at most {MEMORY_BOUND:g}x)")
     assert memory_ratio <= MEMORY_BOUND, (f"train's peak memory was {m_you / 1e6:.0f} MB, {memory_ratio:.1f}x the "
                                           f"package's ({m_ref / 1e6:.0f} MB); at most {MEMORY_BOUND:g}x")
