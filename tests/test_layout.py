@@ -111,7 +111,7 @@ def test_imports_in_reads_each_form():
     # a check on the checker, on a module written for it
     source = (
         "import os\n"
-        "from . import ranks, _backend\n"
+        "from . import ranks, trainer\n"
         "from .patterns import GPT4_PATTERN\n"
         "import bpe_lesson.textbook\n"
         "def f():\n"
@@ -122,8 +122,9 @@ def test_imports_in_reads_each_form():
         "        import bpe_lesson.chunks\n"
     )
     assert sorted(imports_in(source, "bpe_lesson.x")) == [
-        ("bpe_lesson._backend", False), ("bpe_lesson.chunks", True), ("bpe_lesson.patterns", False),
-        ("bpe_lesson.ranks", False), ("bpe_lesson.textbook", False), ("bpe_lesson.tokenizer", True)]
+        ("bpe_lesson.chunks", True), ("bpe_lesson.patterns", False),
+        ("bpe_lesson.ranks", False), ("bpe_lesson.textbook", False), ("bpe_lesson.tokenizer", True),
+        ("bpe_lesson.trainer", False)]
     # in a subpackage: ".." is the core, "." the subpackage itself
     assert sorted(imports_in("from ..lm import pack\nfrom .. import chunks\nfrom . import counting\n",
                              "bpe_lesson.scale.x")) == [
@@ -151,7 +152,7 @@ def test_every_part_is_found():
     g = graph()
     assert "bpe_lesson.ranks" in g["bpe_lesson._compiled._incremental"]  # read from a .pxi
     assert "bpe_lesson._internal.char_classes" in g["bpe_lesson._compiled._scanners"]  # from .._internal import
-    assert "bpe_lesson._compiled._native" in g["bpe_lesson._backend"]
+    assert "bpe_lesson._compiled._native" in g["bpe_lesson._internal.backend"]
     assert is_core("bpe_lesson._compiled._native") and not is_core("bpe_lesson.scale.phases")
     assert "bpe_lesson.chunks" in g["bpe_lesson.scale.counting"]  # from ..chunks import
 
@@ -232,7 +233,7 @@ def test_the_backend_is_read_in_one_module():
     # one switch, one place: only _backend imports the compiled extension or reads the environment variable
     importers = sorted(name for name in MODULES for m, _ in imports_of(name)
                        if m.startswith("bpe_lesson._compiled") and not name.startswith("bpe_lesson._compiled"))
-    assert importers == ["bpe_lesson._backend"]
+    assert importers == ["bpe_lesson._internal.backend"]
     readers = []
     for name, (path, _) in sorted(MODULES.items()):
         if path.endswith(".py"):
@@ -244,15 +245,15 @@ def test_the_backend_is_read_in_one_module():
             if any(isinstance(n, ast.Constant) and n.value == "BPE_LESSON_PUREPYTHON" and id(n) not in docs
                    for n in ast.walk(tree)):
                 readers.append(name)
-    assert readers == ["bpe_lesson._backend"]
+    assert readers == ["bpe_lesson._internal.backend"]
 
 
 # ---- the shape of the package: what `ls` shows, and how long a file or a signature may be ----
 
 # every entry of src/bpe_lesson, so that a new one is a decision made here
 ROOT_ENTRIES = {
-    "__init__.py", "__main__.py", "_backend.py",                     # the face, the command, the one switch
-    "patterns.py", "unicode_classes.py", "normalize.py", "documents.py", "chunks.py",   # the core Part I reads
+    "__init__.py", "__main__.py",                                    # the face, the command
+    "patterns.py", "chunks.py",                                      # the core Part I reads
     "textbook.py", "incremental.py", "ranks.py", "tokenizer.py", "trainer.py",
     "formats", "_compiled", "_internal",                             # the core's own folders
     "scale", "lm", "cousins", "teaching",                            # the parts
@@ -274,6 +275,7 @@ def test_the_package_root_is_the_core_and_the_parts():
     entries = {e for e in os.listdir(ROOT) if not e.startswith(".") and e != "__pycache__"
                and not e.endswith((".so", ".pyd", ".c", ".cpp", ".html"))}
     assert entries == ROOT_ENTRIES
+    assert len(ROOT_ENTRIES) <= 16  # a newcomer reads the root at a glance
 
 
 def source_files():

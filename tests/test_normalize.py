@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_lesson
-from bpe_lesson import normalize as normalize_module
+from bpe_lesson import patterns as normalize_module
 from bpe_lesson.teaching import samples
-from bpe_lesson.normalize import FORMS, changed_characters, check_form, normalize
+from bpe_lesson.patterns import FORMS, changed_characters, check_form, normalize
 
 # text that the four forms treat differently: ligature, full width, superscript, composed and decomposed accents
 TRICKY = "ﬁne ﬂour, Ｈｅｌｌｏ x² café cafe\u0301 Å Ω ½"

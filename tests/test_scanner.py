@@ -32,7 +32,7 @@ from bpe_lesson import patterns
 from bpe_lesson._internal import char_classes as _char_classes
 from bpe_lesson._compiled import _native
 from bpe_lesson.patterns import PATTERNS
-from bpe_lesson.unicode_classes import disputed_table, needs_exact
+from bpe_lesson._internal.unicode_classes import disputed_table, needs_exact
 from bpe_lesson.teaching.samples import MULTILINGUAL
 
 NAMES = sorted(PATTERNS)

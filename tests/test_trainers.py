@@ -25,7 +25,7 @@ from bpe_lesson import incremental, textbook
 from bpe_lesson.chunks import count_chunk_bytes, count_chunks, to_byte_counts
 from bpe_lesson.patterns import GPT4_PATTERN, compile_pattern, split_chunks
 from bpe_lesson.trainer import get_trainer
-from bpe_lesson.unicode_classes import needs_exact
+from bpe_lesson._internal.unicode_classes import needs_exact
 
 
 def implementations(backend):

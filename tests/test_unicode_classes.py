@@ -10,7 +10,7 @@ import regex
 import tiktoken
 
 from bpe_lesson.formats import tiktoken_io
-from bpe_lesson import unicode_classes as uc
+from bpe_lesson._internal import unicode_classes as uc
 from bpe_lesson._internal import unicode_data as _unicode_data
 from bpe_lesson.patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, split_chunks
 from bpe_lesson.tokenizer import Tokenizer
@@ -53,7 +53,7 @@ def ours(spec, backend):
 def test_the_stored_classes_are_what_tiktokens_engine_gives_now():
     classes, folds = uc.derive_all()
     assert classes == _unicode_data.CLASSES, f"tiktoken {tiktoken.__version__} changed its Unicode tables; " \
-                                             f"run python -m bpe_lesson.unicode_classes"
+                                             f"run python -m bpe_lesson._internal.unicode_classes"
     assert folds == _unicode_data.CASE_INSENSITIVE
 
 

@@ -4,21 +4,20 @@ The public API: ``train``, ``load``, ``from_pretrained`` (real models' vocabular
 offline: ``formats.pretrained``), ``Tokenizer`` and ``BACKEND``: "cython" when the
 compiled extension (``_compiled._native``: the trainer and the encoder) is
 built and not disabled by ``BPE_LESSON_PUREPYTHON=1``, else "python" (decided once,
-in ``_backend.py``). Both give the same merges and the same ids.
+in ``_internal/backend.py``). Both give the same merges and the same ids.
 
 The core, flat in this folder, is what the book's Part I reads: ``patterns``,
-``normalize``, ``chunks``, ``textbook``, ``incremental``, ``ranks``, ``tokenizer``,
-``trainer``, ``unicode_classes``, ``documents``; beside it, its own folders:
-``formats`` (tokenizer files in and out: ours, ``.tiktoken``, Hugging Face's, GPT-2's;
-real models' vocabularies),
+``chunks``, ``textbook``, ``incremental``, ``ranks``, ``tokenizer``, ``trainer``;
+beside it, its own folders: ``formats`` (files in and out: documents to train on,
+ours, ``.tiktoken``, Hugging Face's, GPT-2's; real models' vocabularies),
 ``_compiled`` (the Cython extension) and ``_internal`` (helpers). Larger
 capabilities live in subpackages that import the core, never the reverse:
 ``scale`` (the YAML trainer), ``lm`` (shards and training windows), ``cousins``
 (WordPiece, Unigram) and ``teaching`` (the book's helpers).
 """
 
-from ._backend import BACKEND
-from .documents import read_documents
+from ._internal.backend import BACKEND
+from .formats.documents import read_documents
 from .formats.pretrained import from_pretrained
 from .tokenizer import Tokenizer
 from .trainer import train

@@ -23,8 +23,8 @@ import multiprocessing as mp
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
-from . import _backend
-from ._backend import workers
+from ._internal import backend as _backend
+from ._internal.backend import workers
 from .patterns import PATTERNS, compile_pattern, ordinary_pieces, resolve_pattern, special_regex
 
 _BATCH_CHARS = 1_000_000

@@ -30,8 +30,8 @@ from ._internal.streaming import encode_iterable, encode_iterable_to_numpy
 from ._internal.tiktoken_surface import EncodingSurface, UnknownTokenError
 from .formats.byte_tables import ByteTables
 from .formats.tokenizer_json import JsonFile
-from .normalize import check_form, check_specials_normalized
-from .normalize import normalize as normalize_text
+from .patterns import check_form, check_specials_normalized
+from .patterns import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, compile_pattern, resolve_pattern, split_specials
 from .patterns import uncovered, uncovered_error
 from .ranks import bpe_encode_chunk, recover_merges, vocab_from_merges

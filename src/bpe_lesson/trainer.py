@@ -15,12 +15,13 @@ What this module does not do: read files or follow a YAML config (``scale/``).
 
 from __future__ import annotations
 
-from . import _backend, incremental, textbook
+from ._internal import backend as _backend
+from . import incremental, textbook
 from ._internal.progress import check_progress, progress_bar
 from .incremental import TIE_BREAKS
 from .chunks import count_chunk_bytes
-from .normalize import check_form, check_specials_normalized
-from .normalize import normalize as normalize_text
+from .patterns import check_form, check_specials_normalized
+from .patterns import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
 from .patterns import resolve_pattern
 from ._internal.checks import replace_surrogates

@@ -10,7 +10,7 @@ import tiktoken
 
 from _wrong import right_cases, run_right, run_wrong, wrong_cases
 from bpe_lesson.teaching.checks.unicode_versions import DISPUTED, NEWER
-from bpe_lesson.unicode_classes import disputed_table, tiktoken_table, to_ranges
+from bpe_lesson._internal.unicode_classes import disputed_table, tiktoken_table, to_ranges
 
 
 # ---------------------------------------------------------------- ex-unicode-uncovered

@@ -21,7 +21,7 @@ from bpe_lesson import textbook
 from bpe_lesson.patterns import GPT4_PATTERN
 from bpe_lesson.teaching.checks.your_own_tokenizer import _common, assembled
 from bpe_lesson.teaching.checks.your_own_tokenizer import split as cutting
-from bpe_lesson.unicode_classes import needs_exact
+from bpe_lesson._internal.unicode_classes import needs_exact
 
 # ---------------------------------------------------------------- the notebook's solutions, cell by cell
 

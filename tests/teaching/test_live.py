@@ -24,7 +24,7 @@ import bpe_lesson
 from bpe_lesson.patterns import PATTERNS, split_chunks
 from bpe_lesson.teaching import samples
 from bpe_lesson.teaching.live import js_pattern, vocab_script
-from bpe_lesson.unicode_classes import needs_exact
+from bpe_lesson._internal.unicode_classes import needs_exact
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "_static" / "live_tokenizer.js"

@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .. import _backend
-from ..normalize import normalize as normalize_text
+from . import backend as _backend
+from ..patterns import normalize as normalize_text
 from .checks import array_dtype, as_dtype, as_text, refuse_specials_in
 
 _U32 = np.uint32

@@ -27,7 +27,7 @@ import threading
 
 import numpy as np
 
-from ..unicode_classes import case_insensitive, ranges
+from .unicode_classes import case_insensitive, ranges
 
 # one bit per class, in the table: code point -> bits
 F_L = 1    # \p{L}

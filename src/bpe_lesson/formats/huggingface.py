@@ -43,7 +43,7 @@ import os
 import regex
 
 from .._internal.files import atomic_write, read_json
-from ..normalize import FORMS as NORMALIZATION_FORMS
+from ..patterns import FORMS as NORMALIZATION_FORMS
 from ..patterns import GPT2_PATTERN, check_pattern
 from ..ranks import recover_merges
 from .tiktoken_io import MAX_ID

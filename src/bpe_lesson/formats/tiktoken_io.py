@@ -45,7 +45,7 @@ import re
 import warnings
 
 from .._internal.files import atomic_write, read_bytes, regular_file
-from ..normalize import FORMS as NORMALIZATION_FORMS
+from ..patterns import FORMS as NORMALIZATION_FORMS
 from ..patterns import check_pattern
 from .offline import OFFLINE_ENCODINGS, offline_path
 

@@ -19,7 +19,7 @@ import os
 
 from .._internal.checks import check_special_tokens
 from .._internal.files import atomic_write, read_json
-from ..normalize import FORMS as NORMALIZATION_FORMS
+from ..patterns import FORMS as NORMALIZATION_FORMS
 from ..patterns import check_pattern
 from ..ranks import vocab_from_merges
 

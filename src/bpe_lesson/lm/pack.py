@@ -48,10 +48,10 @@ from multiprocessing.pool import AsyncResult
 
 import numpy as np
 
-from .._backend import workers
+from .._internal.backend import workers
 from .._internal.cluster import dask_client
 from .._internal.progress import check_progress, progress_bar
-from ..documents import STDIN, expand_sources, iter_documents
+from ..formats.documents import STDIN, expand_sources, iter_documents
 from ..formats.huggingface import special_roles
 from ..tokenizer import Tokenizer
 from .dask_pack import ShardSettings, write_shards_on_dask

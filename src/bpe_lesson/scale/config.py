@@ -61,9 +61,9 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from .._backend import CORES
+from .._internal.backend import CORES
 from .._internal.cluster import check_address
-from ..documents import STDIN
+from ..formats.documents import STDIN
 from ..incremental import TIE_BREAKS
 from ..patterns import PATTERNS, check_pattern, resolve_pattern
 from .._internal.files import file_kind, read_bytes

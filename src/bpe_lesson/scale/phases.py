@@ -29,9 +29,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .._backend import PARALLEL_MIN_BYTES, resolve_backend
+from .._internal.backend import PARALLEL_MIN_BYTES, resolve_backend
 from .._internal.progress import check_progress, progress_bar
-from ..documents import STDIN
+from ..formats.documents import STDIN
 from .hardcoded import hardcoded_merges
 from ..tokenizer import Tokenizer
 from ..trainer import get_trainer

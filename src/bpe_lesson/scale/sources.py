@@ -43,7 +43,7 @@ import re
 import sys
 
 from .._internal.files import regular_file
-from ..documents import STDIN, SUFFIXES, expand_sources, jsonl_texts, parquet_texts
+from ..formats.documents import STDIN, SUFFIXES, expand_sources, jsonl_texts, parquet_texts
 from ..patterns import GPT2_PATTERN, GPT4_PATTERN, safe_cut
 
 BLOCK_BYTES = 1 << 20  # read files this much at a time

@@ -37,7 +37,7 @@ from __future__ import annotations
 import base64
 import json
 
-from .. import unicode_classes
+from .._internal import unicode_classes
 from ..patterns import PATTERNS, safe_cut
 
 # a \p{..} name or \s -> the name unicode_classes stores its ranges under

@@ -27,7 +27,7 @@ import itertools
 from fractions import Fraction
 
 from ...cousins import wordpiece
-from ...normalize import normalize
+from ...patterns import normalize
 from . import Generated, _gen, check, compare
 
 

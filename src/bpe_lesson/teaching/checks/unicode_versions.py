@@ -22,7 +22,7 @@ import functools
 import numpy as np
 
 from ...patterns import uncovered
-from ...unicode_classes import CLASS_NAMES, members, ranges, regex_table, to_ranges
+from ..._internal.unicode_classes import CLASS_NAMES, members, ranges, regex_table, to_ranges
 from . import Generated, TooSlow, _gen, check, compare
 from ._calls import _shrink_args
 

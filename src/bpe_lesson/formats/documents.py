@@ -32,7 +32,7 @@ import os
 import stat
 import sys
 
-from ._internal.files import read_bytes, regular_file, walk_files
+from .._internal.files import read_bytes, regular_file, walk_files
 
 SUFFIXES = (".txt", ".jsonl", ".parquet")
 STDIN = "-"
