@@ -3,6 +3,7 @@ vocab_bytes, merge_bytes), each against an independent reference: tiktoken's enc
 whole text, and a merge-replay encoder written out below.
 """
 
+import os
 import random
 
 import numpy as np
@@ -84,8 +85,14 @@ def test_an_open_file_streams_the_ids_of_its_text(tmp_path, backend, stdlib_docs
         assert list(tok.encode_iterable(f)) == want
     with open(path, encoding="utf-8") as f:
         assert np.concatenate(list(tok.encode_iterable_to_numpy(f))).tolist() == want
-    with open(path, "rb") as f, pytest.raises(TypeError, match="pieces of text"):
-        list(tok.encode_iterable(f))
+    # opened in binary: the bytes as they are ("\r\n" kept), tiktoken's ids of their text
+    want = ref.encode_ordinary(path.read_bytes().decode("utf-8"))
+    with open(path, "rb") as f:
+        assert list(tok.encode_iterable(f)) == want
+    with open(path, "rb") as f:
+        assert np.concatenate(list(tok.encode_iterable_to_numpy(f))).tolist() == want
+    with open(path, "rb") as f:
+        assert np.concatenate(list(tok.encode_iterable_to_numpy(f, dtype=np.int64))).tolist() == want
 
 
 def test_a_streams_memory_does_not_grow_with_the_text(backend, stdlib_docs):
@@ -128,8 +135,89 @@ def test_a_stream_refuses_a_disallowed_special_and_bytes():
     tok = from_pretrained("cl100k_base")
     with pytest.raises(ValueError, match=r"special token '<\|endoftext\|>' at character \d+, which is disallowed"):
         list(tok.encode_iterable(["ok\n", "then <|endoftext|>\n"]))
-    with pytest.raises(TypeError, match="pieces of text"):
-        list(tok.encode_iterable([b"bytes\n"]))
+    with pytest.raises(ValueError, match=r"special token '<\|endoftext\|>' at character \d+, which is disallowed"):
+        list(tok.encode_iterable(iter([b"ok\n", b"then <|endoftext|>\n"])))
+    with pytest.raises(TypeError, match="piece 1 is a str among bytes"):
+        list(tok.encode_iterable(iter([b"bytes\n", "text\n"])))
+    with pytest.raises(TypeError, match="piece 1 is a bytes among str"):
+        list(tok.encode_iterable(iter(["text\n", b"bytes\n"])))
+    with pytest.raises(TypeError, match="piece 0 is a int"):
+        list(tok.encode_iterable(iter([3])))
+
+
+def _byte_splits(data, rng, n):
+    """``data`` cut at ``n`` random byte offsets, inside UTF-8 characters as well."""
+    cuts = sorted(rng.sample(range(len(data) + 1), min(n, len(data) + 1)))
+    return [data[a:b] for a, b in zip([0] + cuts, cuts + [len(data)])]
+
+
+def test_a_stream_of_utf8_bytes_gives_tiktokens_ids(pair, backend, stdlib_docs, prose_docs):
+    # the bytes, cut anywhere (inside characters too), and stretched at small holds so
+    # that the safe cuts on bytes are taken: tiktoken's ids of the decoded text
+    ours, ref = pair
+    ours = Tokenizer(None, pattern=ours.pattern, special_tokens=ours.special_tokens, vocab=ours.vocab,
+                     backend=backend)
+    rng = random.Random(11)
+    texts = stdlib_docs[:2] + prose_docs[:2] + list(MULTILINGUAL.values())
+    texts += ["a\r\n\r\n  b\r\n//c\n", "\ufeffBOM\n", "\n", "", "<|endoftext|>\nok\n<|endoftext|>",
+              "\U0001F600 emoji\nline\n" * 50]
+    for text in texts:
+        data = text.encode("utf-8")
+        want = ref.encode(text, allowed_special="all")
+        for n in (0, 3, 40):
+            got = list(ours.encode_iterable(iter(_byte_splits(data, rng, n)), allowed_special="all"))
+            assert got == want, (text[:40], n)
+            arrays = list(ours.encode_iterable_to_numpy(iter(_byte_splits(data, rng, n)), allowed_special="all"))
+            assert [i for a in arrays for i in a.tolist()] == want, (text[:40], n)
+        for hold in (1, 50):
+            got = [i for part in stretches(ours, _byte_splits(data, rng, 9), hold=hold, allowed_special="all")
+                   for i in part]
+            assert got == want, (text[:40], hold)
+
+
+def _nearly_utf8(rng):
+    """Bytes that are mostly UTF-8, with the bytes its rules are about: continuation bytes,
+    C0/C1, E0 and ED with their edge seconds, F0/F4/F5, and characters cut at the end."""
+    parts = []
+    for _ in range(rng.randrange(1, 12)):
+        kind = rng.choice((0,) * 24 + (1, 2, 3, 4, 5))
+        if kind == 0:
+            parts.append(rng.choice(["ab", "x\n", " y", "\u00e9", "\u20ac", "\U00010348"]).encode())
+        elif kind == 1:
+            parts.append(bytes([rng.choice([0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xF5, 0xFF])]))
+        elif kind == 2:
+            parts.append(bytes([rng.choice([0xE0, 0xED, 0xEF]), rng.choice([0x80, 0x9F, 0xA0, 0xBF]), 0x80]))
+        elif kind == 3:
+            parts.append(bytes([rng.choice([0xF0, 0xF4]), rng.choice([0x80, 0x8F, 0x90, 0xBF]), 0x80, 0x80]))
+        elif kind == 4:
+            parts.append("\U0001F600".encode()[: rng.randrange(1, 4)])  # a character cut short
+        else:
+            parts.append(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 4))))
+    return b"".join(parts)
+
+
+def test_bytes_are_refused_exactly_when_pythons_decoder_refuses_them(backend):
+    # the compiled check of UTF-8 against Python's strict decoder, on 3,000 generated strings
+    tok = from_pretrained("cl100k_base")
+    tok.backend = backend
+    ref = tok.to_tiktoken()
+    fast = tok._fast_encoder()  # None on the Python backend
+    rng = random.Random(3)
+    refused = 0
+    for _ in range(3000):
+        data = _nearly_utf8(rng)
+        try:
+            want = ref.encode_ordinary(data.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            refused += 1
+            assert fast is None or fast.encode_utf8(data, None) is None, data
+            with pytest.raises(UnicodeDecodeError) as got:
+                list(tok.encode_iterable(iter([b"ok\n", data])))
+            assert f"byte {3 + e.start:,} of the stream" in str(got.value.__notes__), data
+        else:
+            assert list(tok.encode_iterable(iter([data]))) == want, data
+            assert fast is None or fast.encode_utf8(data, None, False) == want, data  # taken, not passed on
+    assert 300 < refused < 2700, refused  # both sides are tried
 
 
 def _replay_encode(vocab, merges, specials, pattern, text):
@@ -203,3 +291,30 @@ def test_from_vocab_gives_a_missing_special_the_next_id_and_round_trips():
 def test_from_vocab_names_what_is_wrong(vocab, merges, why):
     with pytest.raises((ValueError, TypeError), match=why):
         Tokenizer.from_vocab(vocab, merges)
+
+
+def _rss_file_kb():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("RssFile:"))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads RssFile from Linux's /proc")
+def test_a_mapped_file_gives_its_pages_back(tmp_path, backend, stdlib_docs):
+    # a binary file is mapped, not read: the pages mapped at any time stay about a
+    # megabyte (GIVE_BACK), not the 24 MB file; the ids are tiktoken's
+    tok = from_pretrained("cl100k_base")
+    tok.backend = backend
+    code = "".join(stdlib_docs)
+    text = (code * (1 + (24 << 20) // len(code)))[: 24 << 20]
+    path = tmp_path / "big.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    want = len(tok.to_tiktoken().encode_ordinary(text))
+    before = _rss_file_kb()
+    grew, n = 0, 0
+    with open(path, "rb") as f:
+        for a in tok.encode_iterable_to_numpy(f):
+            n += len(a)
+            grew = max(grew, _rss_file_kb() - before)
+        assert f.tell() == path.stat().st_size  # left at the end, as a read would leave it
+    assert n == want
+    assert grew < 6 * 1024, f"{grew} KB of the file mapped at once"

@@ -199,8 +199,9 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTabl
 
     def encode_iterable(self, pieces, *, allowed_special=frozenset(), disallowed_special="all"):
         """A lazy iterator of the ids of ``encode("".join(pieces))``, on any split of the text into
-        pieces (an open file's lines, say), holding only the text since the last safe cut;
-        see ``_internal/streaming.py``."""
+        pieces (an open file, say), holding only the text since the last safe cut. Pieces of
+        UTF-8 bytes, or a file opened with "rb" (the fastest), are encoded as bytes; see
+        ``_internal/streaming.py``."""
         return encode_iterable(self, pieces, allowed_special, disallowed_special)
 
     def encode_iterable_to_numpy(self, pieces, *, dtype=_U32, allowed_special=frozenset(), disallowed_special="all"):

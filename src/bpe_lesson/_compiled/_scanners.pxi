@@ -119,6 +119,7 @@ def _class_of(str ch):
 cdef extern from "_utf8.h":   # the decoder the window scanner (_window.h) uses too
     int utf8_wide_len "bpe_utf8_wide_len"(unsigned b) noexcept nogil
     uint32_t utf8_wide_cp "bpe_utf8_wide_cp"(const uint8_t* p, int length) noexcept nogil
+    size_t utf8_invalid_at "bpe_utf8_invalid_at"(const uint8_t* s, size_t n) noexcept nogil
 
 
 cdef inline uint32_t dec(const uint8_t* s, Py_ssize_t i, int* ln) noexcept nogil:

@@ -79,6 +79,15 @@ class CompiledPath:
         except UnicodeEncodeError:  # a lone surrogate: the caller's path replaces it
             return None
 
+    def _whole_call_utf8(self, data, allowed_special, disallowed_special, array: bool):
+        """``_whole_call`` for UTF-8 bytes (a binary stream's stretch), with no str made;
+        None when the compiled encoder does not take them (see ``Encoder.encode_utf8``):
+        the caller decodes them and takes the str path."""
+        plan = self._plan(allowed_special, disallowed_special)
+        if plan is None:
+            return None
+        return plan[0].encode_utf8(data, plan[1], array)
+
     def _plan(self, allowed_special, disallowed_special):
         """(compiled encoder, ``SpecialSearch`` or None) for a call the compiled encoder can
         take whole, or None for one that needs the steps of ``_encode``.
