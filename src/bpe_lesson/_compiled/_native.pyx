@@ -7,7 +7,8 @@ and ``patterns.split_chunks`` for the encoder; ``incremental.py`` for the traine
 module has the same names and gives the same ids and merges:
 
 * ``Encoder``, ``bpe_encode_chunk``, ``split_chunks``, ``track_lists``, ``SpecialSearch``:
-  what ``Tokenizer`` calls when its backend is "cython" (``_encoder.pxi``);
+  what ``Tokenizer`` calls when its backend is "cython" (``_encoder.pxi`` and the
+  files it uses);
 * ``train_merges`` (the ``_Trainer``, step for step as ``incremental.py``) and
   ``ChunkCounter`` (the chunks of texts, counted): what ``trainer`` and ``chunks``
   call (``_incremental.pxi``, ``_chunk_counter.pxi``).
@@ -22,12 +23,14 @@ split by concern (msgpack's way: each ``.pxi`` is included once, here):
   _scanner_o200k.pxi the o200k scanner
   _window_cut.pxi    cutting a block of chunks: 64 ASCII bytes at a time by bit masks
                      (_window.h, in C), the scanners elsewhere
-  _utf8.h            reading one UTF-8 character, for _scanners.pxi and _window.h
+  _utf8.h            reading one UTF-8 character, for _scanners.pxi and _window.h; checking UTF-8
   _simd.h            AVX2 where the processor has it, else SSE2
   _front_cache.pxi   the ids of short chunks, in entries with no pointer in them
   _rank_merge.pxi    the rank merge of one chunk (``ranks.byte_pair_merge``)
-  _encoder.pxi       the encoder's public API (``Encoder``, ``split_chunks``, ...)
-  _special_search.pxi finding special tokens in many texts; ``track_lists``
+  _vocab_table.pxi   the vocabulary table (``_Ranks``), ``bpe_encode_chunk``, ``split_chunks``,
+                     and the ids out as lists and arrays
+  _encoder.pxi       ``Encoder``: the encoder's public API
+  _special_search.pxi finding special tokens in many texts (``find_special_batch``); ``track_lists``
   _encode_piece.pxi  encoding one chunk: whole token, cache or rank merge
   _encode_text.pxi   the loop that encodes a text, and why it is fast
   _chunk_counter.pxi ``ChunkCounter``, for ``chunks.count_chunk_bytes``
@@ -44,6 +47,7 @@ include "_scanner_o200k.pxi"
 include "_window_cut.pxi"
 include "_front_cache.pxi"
 include "_rank_merge.pxi"
+include "_vocab_table.pxi"
 include "_encoder.pxi"
 include "_special_search.pxi"
 include "_encode_piece.pxi"

@@ -166,7 +166,7 @@ def refuse_specials_in(tok, texts: list, disallowed) -> None:
     fast = tok._fast_encoder() if len(prefix) >= 2 else None
     if fast:
         try:  # find_special_by_str's search, in C over the texts' UTF-8
-            found = fast.find_special_batch(texts, longest_first, prefix)
+            found = tok._native.find_special_batch(texts, longest_first, prefix)
         except UnicodeEncodeError:  # a lone surrogate in one of them: search the strs
             pass
         else:
