@@ -130,7 +130,7 @@ def test_apply_merge_rewrites_only_the_words_that_hold_the_pair():
     pair_counts, where, heap = incremental.count_all(words, counts)
     # a stale index entry: word 2 never held (a, b); it must be left alone
     where[(97, 98)].add(2)
-    incremental.apply_merge((97, 98), 256, words, counts, pair_counts, where, heap)
+    incremental.apply_merge((97, 98), 256, incremental.TrainerState(words, counts, pair_counts, where, heap))
     assert words == [[256, 99], [256], [99, 99]]
     # (a,b) is gone; (b,c) lost word 0's 2; (256,c) is new with 2; (c,c) untouched
     assert {p: n for p, n in pair_counts.items() if n} == {(256, 99): 2, (99, 99): 4}
@@ -149,7 +149,7 @@ def test_apply_merge_pushes_a_new_pair_once_with_its_total():
     counts = [2, 5]
     pair_counts, where, heap = incremental.count_all(words, counts)
     before = Counter(heap)
-    incremental.apply_merge((97, 97), 256, words, counts, pair_counts, where, heap)
+    incremental.apply_merge((97, 97), 256, incremental.TrainerState(words, counts, pair_counts, where, heap))
     assert words == [[256, 256], [256, 256, 98]]
     assert pair_counts[(256, 256)] == 7
     assert sorted((Counter(heap) - before).elements()) == [(-7, 256, 256), (-5, 256, 98)]
@@ -161,6 +161,7 @@ def test_the_steps_in_a_loop_are_train_merges():
     # minbpe's hand-checkable case, by the steps, as train_merges runs them
     words, counts = incremental.load({b"aaabdaaabac": 1})
     pair_counts, where, heap = incremental.count_all(words, counts)
+    state = incremental.TrainerState(words, counts, pair_counts, where, heap)
     vocab = dict(BYTES)
     known = set(vocab.values())
     merges = []
@@ -169,7 +170,7 @@ def test_the_steps_in_a_loop_are_train_merges():
         vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
         known.add(vocab[new_id])
         merges.append((pair, new_id, count))
-        incremental.apply_merge(pair, new_id, words, counts, pair_counts, where, heap)
+        incremental.apply_merge(pair, new_id, state)
     assert merges == [((97, 97), 256, 4), ((97, 98), 257, 2), ((256, 257), 258, 2)]
     assert words == [[258, 100, 258, 97, 99]]
     assert [(p, n) for p, n, _ in merges] == incremental.train_merges({b"aaabdaaabac": 1}, 3)

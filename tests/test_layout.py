@@ -265,9 +265,7 @@ LONG_FILES = {
 }
 MOST_PARAMETERS = 8
 # helpers that still take more, and why (a public entry point may, with its options keyword-only)
-MANY_PARAMETERS = {
-    "incremental.apply_merge": "the readable step takes the trainer's state as arguments (the compiled one keeps it in fields)",
-}
+MANY_PARAMETERS = {}
 
 
 def test_the_package_root_is_the_core_and_the_parts():

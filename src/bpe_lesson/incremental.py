@@ -13,7 +13,9 @@ Three ideas make it fast:
 
 The steps have names, and ``_compiled/_incremental.pxi`` has the same ones, compiled:
 ``load``, ``count_all``, ``pop_best``, ``merge_word`` (the step inside one word)
-and ``apply_merge`` (one merge over every word that holds the pair).
+and ``apply_merge`` (one merge over every word that holds the pair). What ``load``
+and ``count_all`` make, ``apply_merge`` keeps up to date, held together in a
+``TrainerState`` (the compiled trainer keeps the same in the fields of ``_TrainerState``).
 
 Options (the same in every trainer): ``tie_break="greatest-bytes"`` breaks a tie by
 the greatest ``(left bytes, right bytes)`` (Stanford CS336's rule) instead of the
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 
 from .ranks import vocab_from_merges
 from .textbook import apply_merges, format_merge, merge
@@ -151,26 +154,56 @@ def merge_word(word, pair, new_id):
     return new, delta
 
 
-def apply_merge(pair, new_id, words, counts, pair_counts, where, heap, vocab=None, tie_break="smallest-ids"):
+@dataclass
+class TrainerState:
+    """What ``load`` and ``count_all`` made, together: the five things ``apply_merge`` updates.
+
+    Not copies: the state holds the very lists and dicts that ``load`` and
+    ``count_all`` returned, so what ``apply_merge`` changes in it changes under
+    their names too. The compiled trainer keeps the same in fields (``_TrainerState``).
+
+    >>> words, counts = load({b"aab": 3})
+    >>> pair_counts, where, heap = count_all(words, counts)
+    >>> state = TrainerState(words, counts, pair_counts, where, heap)
+    >>> state.words, state.heap[0]
+    ([[97, 97, 98]], (-3, 97, 97))
+    """
+    words: list[list[int]]  # each unique chunk as ids (from load)
+    counts: list[int]  # how often each chunk occurs (from load)
+    # subtle: the next two are count_all's defaultdicts; apply_merge adds new pairs to them
+    pair_counts: dict[tuple[int, int], int]  # each pair's count
+    where: dict[tuple[int, int], set[int]]  # each pair -> the words that may hold it
+    heap: list[tuple]  # entry() of each pair, (-count, left, right), stale ones too
+
+
+def apply_merge(pair, new_id, state, vocab=None, tie_break="smallest-ids"):
     """Rewrite only the words that hold ``pair``; update the counts by the difference.
 
-    Pairs that contain ``new_id`` are new: they are indexed and pushed once,
-    after all words are done, with their final counts.
+    Changes ``state`` (a ``TrainerState``) in place. Pairs that contain ``new_id``
+    are new: they are indexed and pushed once, after all words are done, with
+    their final counts.
+
+    >>> state = TrainerState([[97, 97, 98]], [2], *count_all([[97, 97, 98]], [2]))
+    >>> apply_merge((97, 97), 256, state)
+    >>> state.words, dict(state.pair_counts)
+    ([[256, 98]], {(97, 98): 0, (256, 98): 2})
+    >>> sorted(state.heap)  # the old entries stay, stale: pop_best finds them out
+    [(-2, 97, 97), (-2, 97, 98), (-2, 256, 98)]
     """
     fresh = set()  # pairs that contain new_id
-    for i in where.pop(pair):
-        new_w, delta = merge_word(words[i], pair, new_id)
-        if len(new_w) == len(words[i]):
+    for i in state.where.pop(pair):
+        new_w, delta = merge_word(state.words[i], pair, new_id)
+        if len(new_w) == len(state.words[i]):
             continue  # subtle: the index may be stale (an earlier merge took the pair away)
         for p, n in delta.items():
-            pair_counts[p] += n * counts[i]
+            state.pair_counts[p] += n * state.counts[i]
             if new_id in p:
-                where[p].add(i)
+                state.where[p].add(i)
                 fresh.add(p)
-        words[i] = new_w
-    pair_counts.pop(pair, None)
+        state.words[i] = new_w
+    state.pair_counts.pop(pair, None)
     for p in fresh:
-        heapq.heappush(heap, entry(pair_counts[p], p[0], p[1], vocab, tie_break))
+        heapq.heappush(state.heap, entry(state.pair_counts[p], p[0], p[1], vocab, tie_break))
 
 
 def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None, *,
@@ -187,10 +220,11 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
     known = set(vocab.values())  # bytes of every token
     words, counts = load(chunk_counts, base_merges)
     pair_counts, where, heap = count_all(words, counts, vocab, tie_break)
+    state = TrainerState(words, counts, pair_counts, where, heap)  # what apply_merge updates
     next_id = 256 + len(base_merges)
     merges = []
     while len(merges) < n_merges:
-        best = pop_best(heap, pair_counts, vocab, known, min_frequency, max_token_length, tie_break)
+        best = pop_best(state.heap, state.pair_counts, vocab, known, min_frequency, max_token_length, tie_break)
         if best is None:
             break
         pair, count = best
@@ -203,5 +237,5 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
             print(format_merge(len(merges), pair, new_id, vocab, count))
         if progress is not None:
             progress(1)
-        apply_merge(pair, new_id, words, counts, pair_counts, where, heap, vocab, tie_break)
+        apply_merge(pair, new_id, state, vocab, tie_break)
     return merges

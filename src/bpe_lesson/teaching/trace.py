@@ -140,6 +140,7 @@ def merge_state(chunk_counts, merge_number):
     known = set(vocab.values())
     words, counts = incremental.load(chunk_counts)
     pair_counts, where, heap = incremental.count_all(words, counts)
+    state = incremental.TrainerState(words, counts, pair_counts, where, heap)  # what apply_merge updates
     for k in range(merge_number):
         best = incremental.pop_best(heap, pair_counts, vocab, known)
         if best is None:
@@ -150,7 +151,7 @@ def merge_state(chunk_counts, merge_number):
         known.add(vocab[new_id])
         if k == merge_number - 1:  # the heap already lost the popped entry
             before = _snapshot(pair_counts, where, [(-pair_counts[pair], *pair)] + heap)
-        incremental.apply_merge(pair, new_id, words, counts, pair_counts, where, heap)
+        incremental.apply_merge(pair, new_id, state)
     after = _snapshot(pair_counts, where, heap)
     return {"pair": pair, "new_id": new_id, "vocab": vocab, "words": words,
             "before": before, "after": after}
@@ -180,6 +181,7 @@ def measure_work(chunk_counts, n_merges, check_every=100):
     known = set(vocab.values())
     words, counts = incremental.load(chunk_counts)
     pair_counts, where, heap = incremental.count_all(words, counts)
+    state = incremental.TrainerState(words, counts, pair_counts, where, heap)  # what apply_merge updates
     total = sum(len(w) for w in words)  # T_k
     merges, touched, scanned, recounts = [], [], [], {}
     for k in range(n_merges):
@@ -191,7 +193,7 @@ def measure_work(chunk_counts, n_merges, check_every=100):
         known.add(vocab[new_id])
         held = [i for i in where[pair] if pair in zip(words[i], words[i][1:])]  # not the stale entries
         before = sum(len(words[i]) for i in held)
-        incremental.apply_merge(pair, new_id, words, counts, pair_counts, where, heap)
+        incremental.apply_merge(pair, new_id, state)
         touched.append(before)
         scanned.append(total)
         total -= before - sum(len(words[i]) for i in held)

@@ -63,19 +63,24 @@ class State:
             best = self.pop()
             if best is None:
                 raise ValueError(f"{chunks} allows fewer than {before} merges")
-            self.apply(incremental.apply_merge, best[0])
+            self.apply(package_update, best[0])
 
     def pop(self):
         return incremental.pop_best(self.heap, self.pair_counts, self.vocab, self.known)
 
     def apply(self, step, pair):
-        """Merge ``pair`` into the next id with ``step`` (the package's apply_merge or the reader's)."""
+        """Merge ``pair`` into the next id with ``step`` (``package_update`` or the reader's)."""
         new_id = self.next_id
         self.vocab[new_id] = self.vocab[pair[0]] + self.vocab[pair[1]]
         self.known.add(self.vocab[new_id])
         self.next_id += 1
         step(pair, new_id, self.words, self.counts, self.pair_counts, self.where, self.heap)
         return new_id
+
+
+def package_update(pair, new_id, words, counts, pair_counts, where, heap):
+    """``incremental.apply_merge``, given its state as the five arguments the exercise's update takes."""
+    incremental.apply_merge(pair, new_id, incremental.TrainerState(words, counts, pair_counts, where, heap))
 
 
 def chunk_set(rng, max_chunks=5):

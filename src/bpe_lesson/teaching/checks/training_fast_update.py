@@ -1,7 +1,8 @@
 """Check of the third exercise of *Training fast* (``ex-fast-update``): the update of the
 pair counts, the index and the heap after a merge.
 
-The reference is ``incremental.apply_merge``, run on the trainer's own state after a few
+The reference is ``incremental.apply_merge`` (through ``training_fast.package_update``,
+which takes the exercise's arguments), run on the trainer's own state after a few
 merges (``training_fast.State``, the same generated chunk sets as the other two checks);
 the check also trains whole vocabularies with the reader's update and compares the merges.
 
@@ -12,9 +13,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ... import incremental
 from . import Generated, _gen, check, compare
-from .training_fast import State, TOY, _merges, _safe, _shrink_chunks, chunk_set, n_merges, prose_counts
+from .training_fast import (State, TOY, _merges, _safe, _shrink_chunks, chunk_set, n_merges, package_update,
+                            prose_counts)
 
 
 # ---------------------------------------------------------------- ex-fast-update
@@ -133,10 +134,10 @@ def _show_update(args):
 
 @check("ex-fast-update")
 def check_update(update_counts):
-    compare(_update_in_training(update_counts), _update_in_training(incremental.apply_merge),
+    compare(_update_in_training(update_counts), _update_in_training(package_update),
             _update_cases("ex-fast-update"), kind=dict, shrink=_shrink_chunks, show=_show_update,
             hint=_update_hint)
-    compare(_train_with(update_counts), _train_with(incremental.apply_merge),
+    compare(_train_with(update_counts), _train_with(package_update),
             [(TOY, 10), ({b"aaaaa": 3, b"aaab": 2, b"abab": 1}, 20), (prose_counts(6), 50)],
             kind=list, shrink=lambda args: iter(()),
             show=lambda a: f"{_merges(a[1])} of {len(a[0]):,} chunks ({list(a[0])[:3]}...)",

@@ -123,7 +123,7 @@ def _train_with(merge_update, chunk_counts, n_merges):
 
 
 def _package_update(words, counts, pair_counts, where, heap, pair, new_id):
-    incremental.apply_merge(pair, new_id, words, counts, pair_counts, where, heap)
+    incremental.apply_merge(pair, new_id, incremental.TrainerState(words, counts, pair_counts, where, heap))
 
 
 def _chunk_counts(rng) -> dict[bytes, int]:
