@@ -2,7 +2,7 @@
 
 ``incremental.py`` and ``_compiled/_incremental.pxi`` name the same steps (``load``,
 ``count_all``, ``pop_best``, ``merge_word``, ``apply_merge``); the first test
-checks that both files have each name, reading the .pyx as text so it runs
+checks that both files have each name, reading the .pxi as text so it runs
 without a build. The compiled steps are ``cdef`` (not callable from Python);
 their merges are compared with the textbook trainer and rustbpe in
 test_trainers.py.
@@ -20,8 +20,8 @@ STEPS = ["load", "count_all", "pop_best", "merge_word", "apply_merge"]
 BYTES = {i: bytes([i]) for i in range(256)}
 
 
-def pyx_source():
-    with open(os.path.join(os.path.dirname(bpe_lesson.__file__), "_compiled", "_incremental.pxi"), encoding="utf-8") as f:
+def pyx_source(name="_incremental"):
+    with open(os.path.join(os.path.dirname(bpe_lesson.__file__), "_compiled", f"{name}.pxi"), encoding="utf-8") as f:
         return f.read()
 
 
@@ -38,6 +38,17 @@ def test_both_trainers_name_the_same_steps():
     run = src[src.index("cdef int run(self"):]
     assert "self.pop_best()" in run and "self.apply_merge(" in run
     assert "self.merge_word(" in src[src.index("cdef void apply_merge(self"):]
+
+
+def test_the_compiled_steps_call_their_state_directly():
+    # _Trainer inherits its data and the small operations on it (the pair table, the heap)
+    # from _TrainerState; only a final method is called directly and can be inlined into the
+    # steps' loops, any other through the class's table of virtual methods
+    src = pyx_source("_trainer_state")
+    methods = re.findall(r"^(    @cython\.final\n)?    cdef (?:inline )?[\w\[\], ]*?\b(\w+)\(self\b", src, re.M)
+    assert {name for _, name in methods} >= {"bucket", "slot_of", "find", "grow", "hpush", "hpop", "hempty"}
+    assert [name for final, name in methods if not final] == []
+    assert re.search(r"^@cython\.final\ncdef class _Trainer\(_TrainerState\):", pyx_source(), re.M)
 
 
 # ---- load --------------------------------------------------------------------

@@ -7,7 +7,9 @@
 # and ``_Trainer.apply_merge`` (one merge over every word that holds the pair).
 # ``_Trainer.run`` is the loop of ``incremental.train_merges``. The public
 # ``train_merges`` on top converts the chunks to flat C arrays and calls ``run``,
-# which touches no Python object.
+# which touches no Python object. The data the steps work on (the words, the pair
+# table, the heap: ``incremental.TrainerState`` and the vocabulary) are the fields
+# of ``_Trainer``'s base class, ``_TrainerState``, in ``_trainer_state.pxi``.
 #
 # Why it is fast (measured on a 2-core x86-64 machine, 10 MB of CPython
 # stdlib sources, GPT-4 pattern, 32,768-token vocabulary; see benchmarks/):
@@ -35,6 +37,11 @@
 #     naming them costs no call: a whole ``train_merges`` (load, count, 32,512
 #     merges), best of 8 runs interleaved, took 0.90 s before the split into steps
 #     and 0.82 s after, on a machine with a load average of 11: no loss measurable.
+#     The data and its small operations later moved to a base class
+#     (``_TrainerState``, its methods ``final`` too: direct calls, no vtable). A
+#     whole ``train_merges`` (10 MB of stdlib code, 32,512 merges; a quieter
+#     machine), best of 12 runs in each of 4 interleaved processes, took
+#     0.123-0.139 s before that move and 0.116-0.129 s after: no loss either.
 #   * Tried and dropped: a Python dict for the counts (the loop then spent most of
 #     its time in the interpreter), and recounting whole chunks (about 2x slower on
 #     long chunks, and quadratic with pattern=None).
@@ -52,15 +59,12 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp cimport bool
 from libcpp.algorithm cimport sort, unique
 from libcpp.pair cimport pair as cpair
-from libcpp.queue cimport priority_queue
 from libcpp.string cimport string
 from libcpp.unordered_map cimport unordered_map
-from libcpp.unordered_set cimport unordered_set
 from libcpp.vector cimport vector
 
 from ..ranks import vocab_from_merges
 from ..textbook import format_merge
-
 
 
 def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None, *,
@@ -115,126 +119,20 @@ cdef extern from *:
     void prefetch "__builtin_prefetch" (const void* p) noexcept nogil
 
 
-cdef uint64_t EMPTY = 0xFFFFFFFFFFFFFFFFULL  # no pair has this key: ids are below 2**31
-
-
 cdef inline uint64_t pair_key(int32_t a, int32_t b) noexcept nogil:
     return (<uint64_t>(<uint32_t>a) << 32) | <uint32_t>b
 
 
 @cython.final
-cdef class _Trainer:
-    """The state of one training run and its steps, named as in ``incremental.py``.
+cdef class _Trainer(_TrainerState):
+    """The steps of one training run, named as in ``incremental.py``.
 
-    ``incremental.py`` passes the state between plain functions; here it lives in
-    C++ containers on the trainer, so each step is a method: ``load``,
-    ``count_all``, ``pop_best``, ``merge_word`` (one word), ``apply_merge`` (every
-    word that holds the pair), and ``run``, the loop that calls them.
+    ``incremental.py`` passes its state (``incremental.TrainerState``) between plain
+    functions; here the state is the fields of ``_TrainerState`` (``_trainer_state.pxi``),
+    so each step is a method: ``load``, ``count_all``, ``pop_best``, ``merge_word``
+    (one word), ``apply_merge`` (every word that holds the pair), and ``run``, the
+    loop that calls them.
     """
-    # the words: unique chunks as ids, one flat buffer
-    cdef vector[int32_t] ids          # all chunks, back to back
-    cdef vector[int64_t] start        # word i is ids[start[i] : start[i] + length[i]]
-    cdef vector[int32_t] length
-    cdef vector[int64_t] wcount       # how often word i occurs
-    cdef vector[int64_t] stamp        # last merge that rewrote word i (dedupes the index)
-    # the statistics: an open-addressing table key -> slot, and per slot its data
-    cdef vector[uint64_t] table_key   # EMPTY or a pair key
-    cdef vector[int32_t] table_slot   # the slot of that key
-    cdef uint64_t mask                # table size - 1 (a power of two)
-    cdef vector[int64_t] count        # slot -> pair count
-    cdef vector[uint64_t] slot_key    # slot -> pair key
-    cdef vector[vector[int32_t]] where  # slot -> words holding the pair (may be stale or repeated)
-    cdef priority_queue[cpair[int64_t, uint64_t]] heap     # (count, ~key): max count, then min pair
-    # tie_break="greatest-bytes": a binary heap of (count, key) kept by hand, ordered by
-    # count, then by the greatest (left bytes, right bytes) (gheap_*, below)
-    cdef vector[cpair[int64_t, uint64_t]] gheap
-    cdef bool greatest
-    cdef int64_t min_count            # stop below this count (at least 2)
-    cdef size_t max_len               # 0, or the most bytes a new token may have
-    # the vocabulary, for the "bytes already a token" rule
-    cdef vector[string] tok
-    cdef unordered_set[string] known
-    cdef int32_t next_id
-    cdef bool finished
-    # the merges made: parallel arrays
-    cdef vector[int32_t] out_left, out_right, out_new
-    cdef vector[int64_t] out_count
-    cdef vector[char] mark            # scratch: merge sites in one word
-
-    def __cinit__(self):
-        self.greatest = False
-        self.min_count = 2
-        self.max_len = 0
-        self.finished = False
-        self.mask = (1 << 16) - 1
-        self.table_key.assign(self.mask + 1, EMPTY)
-        self.table_slot.assign(self.mask + 1, -1)
-
-    def footprint(self):
-        """Bytes held by each structure, from the vectors' capacities (what is allocated, not
-        only what is used). Token strings count their heap bytes past the 15 stored inline;
-        the set of known tokens counts a node (next pointer, hash, string) and a bucket each."""
-        cdef size_t i, index = self.where.capacity() * sizeof(vector[int32_t])
-        for i in range(self.where.size()):
-            index += self.where[i].capacity() * 4
-        cdef size_t strings = self.tok.capacity() * sizeof(string)
-        for i in range(self.tok.size()):
-            if self.tok[i].capacity() > 15:
-                strings += self.tok[i].capacity() + 1
-        return {
-            "words": self.ids.capacity() * 4 + self.start.capacity() * 8 + self.length.capacity() * 4
-                     + self.wcount.capacity() * 8 + self.stamp.capacity() * 8,
-            "pair table": self.table_key.capacity() * 8 + self.table_slot.capacity() * 4,
-            "pair counts": self.count.capacity() * 8 + self.slot_key.capacity() * 8,
-            "pair index": index,
-            "heap": (self.heap.size() + self.gheap.capacity()) * sizeof(cpair[int64_t, uint64_t]),
-            "tokens": strings + self.known.size() * (sizeof(string) + 16) + self.known.bucket_count() * 8,
-        }
-
-    # ---- the pair table: key -> slot -------------------------------------------
-
-    cdef inline uint64_t bucket(self, uint64_t key) noexcept nogil:
-        """The bucket that holds ``key``, or the empty one where it would go (linear probing)."""
-        cdef uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> 20  # Fibonacci hashing
-        cdef uint64_t k
-        while True:
-            h &= self.mask
-            k = self.table_key[h]
-            if k == key or k == EMPTY:
-                return h
-            h += 1
-
-    cdef int32_t slot_of(self, uint64_t key) noexcept nogil:
-        """The slot of a pair, created (count 0) if it is new."""
-        cdef uint64_t h = self.bucket(key)
-        if self.table_key[h] == key:
-            return self.table_slot[h]
-        cdef int32_t slot = self.count.size()
-        self.table_key[h] = key
-        self.table_slot[h] = slot
-        self.count.push_back(0)
-        self.slot_key.push_back(key)
-        self.where.emplace_back()
-        if 2 * self.count.size() > self.mask:
-            self.grow()
-        return slot
-
-    cdef int32_t find(self, uint64_t key) noexcept nogil:
-        """The slot of a pair, or -1."""
-        cdef uint64_t h = self.bucket(key)
-        return self.table_slot[h] if self.table_key[h] == key else -1
-
-    cdef void grow(self) noexcept nogil:
-        """Double the table (kept at most half full) and re-insert every slot."""
-        cdef size_t slot
-        cdef uint64_t h
-        self.mask = 2 * self.mask + 1
-        self.table_key.assign(self.mask + 1, EMPTY)
-        self.table_slot.assign(self.mask + 1, -1)
-        for slot in range(self.slot_key.size()):
-            h = self.bucket(self.slot_key[slot])
-            self.table_key[h] = self.slot_key[slot]
-            self.table_slot[h] = slot
 
     # ---- the steps, as in incremental.py -----------------------------------------
 
@@ -290,58 +188,6 @@ cdef class _Trainer:
                     ws.push_back(i)
         for slot in range(self.count.size()):
             self.hpush(self.count[slot], self.slot_key[slot])
-
-    # ---- the heap: std::priority_queue for the default rule, gheap for greatest-bytes
-    cdef inline bool first_of(self, cpair[int64_t, uint64_t]& x, cpair[int64_t, uint64_t]& y) noexcept nogil:
-        """x pops before y: a higher count, then the greater (left bytes, right bytes)."""
-        cdef int c
-        if x.first != y.first:
-            return x.first > y.first
-        c = self.tok[<int32_t>(x.second >> 32)].compare(self.tok[<int32_t>(y.second >> 32)])
-        if c == 0:
-            c = self.tok[<int32_t>(<uint32_t>x.second)].compare(self.tok[<int32_t>(<uint32_t>y.second)])
-        return c > 0
-
-    cdef inline void hpush(self, int64_t c, uint64_t key) noexcept nogil:
-        cdef size_t k, parent
-        if not self.greatest:
-            self.heap.push(cpair[int64_t, uint64_t](c, ~key))
-            return
-        self.gheap.push_back(cpair[int64_t, uint64_t](c, key))
-        k = self.gheap.size() - 1
-        while k > 0:  # sift up
-            parent = (k - 1) // 2
-            if not self.first_of(self.gheap[k], self.gheap[parent]):
-                break
-            self.gheap[k], self.gheap[parent] = self.gheap[parent], self.gheap[k]
-            k = parent
-
-    cdef inline bool hempty(self) noexcept nogil:
-        return self.gheap.empty() if self.greatest else self.heap.empty()
-
-    cdef inline cpair[int64_t, uint64_t] hpop(self) noexcept nogil:
-        """Remove and return the first entry as (count, key)."""
-        cdef cpair[int64_t, uint64_t] top
-        cdef size_t k = 0, child, n
-        if not self.greatest:
-            top = self.heap.top()
-            self.heap.pop()
-            return cpair[int64_t, uint64_t](top.first, ~top.second)
-        top = self.gheap[0]
-        self.gheap[0] = self.gheap.back()
-        self.gheap.pop_back()
-        n = self.gheap.size()
-        while True:  # sift down
-            child = 2 * k + 1
-            if child >= n:
-                break
-            if child + 1 < n and self.first_of(self.gheap[child + 1], self.gheap[child]):
-                child += 1
-            if not self.first_of(self.gheap[child], self.gheap[k]):
-                break
-            self.gheap[k], self.gheap[child] = self.gheap[child], self.gheap[k]
-            k = child
-        return top
 
     cdef int32_t pop_best(self) noexcept nogil:
         """The slot of the pair to merge next, or -1 when no pair occurs twice.

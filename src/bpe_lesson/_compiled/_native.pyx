@@ -11,7 +11,7 @@ module has the same names and gives the same ids and merges:
   files it uses);
 * ``train_merges`` (the ``_Trainer``, step for step as ``incremental.py``) and
   ``ChunkCounter`` (the chunks of texts, counted): what ``trainer`` and ``chunks``
-  call (``_incremental.pxi``, ``_chunk_counter.pxi``).
+  call (``_incremental.pxi`` on ``_trainer_state.pxi``, ``_chunk_counter.pxi``).
 
 One extension, so each shared piece exists once: the hash table, the scanners and
 their class table, and the SIMD switch (``_simd``) that picks which copy of the
@@ -35,7 +35,8 @@ split by concern (msgpack's way: each ``.pxi`` is included once, here):
   _encode_text.pxi   the loop that encodes a text, and why it is fast
   _chunk_counter.pxi ``ChunkCounter``, for ``chunks.count_chunk_bytes``
   _replay.pxi        the merges a trainer continues from, applied to one chunk
-  _incremental.pxi   the trainer (``train_merges``, ``_Trainer``), and why it is fast
+  _trainer_state.pxi the trainer's data: words, pair table, heap (``_TrainerState``)
+  _incremental.pxi   the trainer's steps (``train_merges``, ``_Trainer``), and why it is fast
 
 What this module does not do: decide whether it is used (``_backend`` does, once),
 special tokens beyond finding them, or decoding (a dict lookup, already fast).
@@ -54,4 +55,5 @@ include "_encode_piece.pxi"
 include "_encode_text.pxi"
 include "_chunk_counter.pxi"
 include "_replay.pxi"
+include "_trainer_state.pxi"
 include "_incremental.pxi"
