@@ -164,14 +164,6 @@ def test_three_trainers_agree_on_real_prose(backend, prose_docs):
     assert get_trainer("incremental", backend).train_merges(counts, 150) == expected
 
 
-def test_incremental_trainers_agree_on_real_code(backend, stdlib_docs):
-    counts = to_byte_counts(count_chunks(stdlib_docs, GPT4_PATTERN))
-    py = incremental.train_merges(counts, 2000)
-    assert len(py) == 2000
-    assert get_trainer("incremental", backend).train_merges(counts, 2000) == py
-    assert textbook.train_merges(counts, 200) == py[:200]  # the textbook is slow: its first 200
-
-
 def test_no_pattern_long_documents(backend, stdlib_docs):
     docs = stdlib_docs[:3]
     counts = to_byte_counts(count_chunks(docs, None))
@@ -207,15 +199,33 @@ def vocab_bytes(merges):
     return [vocab[new_id] for _, new_id in merges]
 
 
-def test_merges_equal_rustbpe_on_real_text(backend, real_docs):
-    # rustbpe has our tie rule (highest count, then the smallest pair of ids) and our byte ids
+def rustbpe_tokens(docs, vocab_size):
+    """rustbpe's vocabulary trained on ``docs`` (GPT-4 pattern): each token's bytes, in rank order.
+
+    rustbpe has our tie rule (highest count, then the smallest pair of ids) and our byte
+    ids, so its token k is the bytes of our id k.
+    """
     rustbpe = pytest.importorskip("rustbpe")
     peer = rustbpe.Tokenizer()
-    peer.train_from_iterator(iter(real_docs), REAL_VOCAB, pattern=GPT4_PATTERN)
-    theirs = [token for token, _ in sorted(peer.get_mergeable_ranks(), key=lambda kv: kv[1])]
+    peer.train_from_iterator(iter(docs), vocab_size, pattern=GPT4_PATTERN)
+    return [token for token, _ in sorted(peer.get_mergeable_ranks(), key=lambda kv: kv[1])]
+
+
+def test_merges_equal_rustbpe_on_real_text(backend, real_docs):
+    theirs = rustbpe_tokens(real_docs, REAL_VOCAB)
     tok = bpe_lesson.train(real_docs, REAL_VOCAB, pattern="gpt4", backend=backend)
     assert len(tok.merges) == REAL_VOCAB - 256
     assert [tok.vocab[i] for i in range(REAL_VOCAB)] == theirs
+
+
+def test_incremental_trainers_agree_on_real_code(backend, stdlib_docs):
+    # every one of 2,000 merges anchored to rustbpe, trained on the same documents (its
+    # tokens' bytes, in merge order); the first 200 to the textbook too, ids and all
+    counts = to_byte_counts(count_chunks(stdlib_docs, GPT4_PATTERN))
+    merges = get_trainer("incremental", backend).train_merges(counts, 2000)
+    assert len(merges) == 2000
+    assert vocab_bytes(merges) == rustbpe_tokens(stdlib_docs, 256 + 2000)[256:]
+    assert textbook.train_merges(counts, 200) == merges[:200]  # the textbook is slow: its first 200
 
 
 def gpt2_byte_chars():
