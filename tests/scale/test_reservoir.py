@@ -3,6 +3,7 @@ never exceeds the budget; and a corpus several times the budget trains in bounde
 
 import json
 import os
+import random
 import subprocess
 import sys
 import textwrap
@@ -49,19 +50,68 @@ def test_the_sample_is_uniform_over_units():
     assert min(bins) > 0.75 * m / 10 and max(bins) < 1.25 * m / 10, bins
 
 
-def test_the_sample_is_deterministic_for_a_seed():
-    def sample(seed):
-        r = Reservoir(budget_bytes=300 * (20 + UNIT_OVERHEAD), seed=seed)
-        r.offer(lines(5000), bytearray(5000))
-        return sorted(r.units)
+def reference_sample(units, budget, seed, low=0.9):
+    """The sample the module's docstring describes, written again without its bookkeeping.
 
-    assert sample(7) == sample(7)
-    assert sample(7) != sample(8)
+    Each unit gets a key, ``random.Random(seed)``'s draws in stream order; the sample is
+    the units whose key is below a threshold t. Whenever the units below t outgrow the
+    budget, t falls to t * low * budget / held until they take at most ``low`` x budget.
+    (The reservoir keeps the first units without keys while they fit, and draws theirs
+    when it starts sampling, in the same order: the same keys, the same sample.)
+    Units larger than the budget are not handled: every unit here is small.
+    """
+    rng = random.Random(seed)
+    keys = []  # the key of each unit so far
+    t, held = 1.0, 0  # the threshold; the bytes of the units below it
+
+    def below(t):
+        return sum(len(u) + UNIT_OVERHEAD for u, k in zip(units, keys) if k < t)
+
+    for unit in units:
+        keys.append(rng.random())
+        if keys[-1] >= t:
+            continue
+        held += len(unit) + UNIT_OVERHEAD
+        if held > budget:
+            while held > low * budget:
+                t = t * low * budget / held
+                held = below(t)
+    return [u for u, k in zip(units, keys) if k < t]
+
+
+def test_a_small_sample_worked_out_by_hand():
+    # 8 one-byte units, each costing c = 1 + UNIT_OVERHEAD, through a budget of 3c. They do
+    # not fit, so every unit gets a key: random.Random(0)'s draws, in order,
+    #   a .844  b .758  c .421  d .259  e .511  f .405  g .784  h .303
+    # a, b, c go in. d makes 4c > 3c: t = 1 x 0.9 x 3/4 = .675 keeps c and d (2c <= 2.7c).
+    # e goes in (3c). f makes 4c: t = .675 x 2.7/4 = .456 keeps c, d, f, still 3c > 2.7c,
+    # so t = .456 x 2.7/3 = .410 keeps d and f. g is above t; h goes in.
+    c = 1 + UNIT_OVERHEAD
+    r = Reservoir(budget_bytes=3 * c, seed=0)
+    r.offer([bytes([b]) for b in b"abcdefgh"], bytearray(8))
+    assert r.units == [b"d", b"f", b"h"]
+    assert r.threshold == pytest.approx(0.675 * 0.675 * 0.9)
+    assert r.held == 3 * c and r.sampling and r.seen == 8
+    assert reference_sample([bytes([b]) for b in b"abcdefgh"], 3 * c, seed=0) == r.units
+
+
+def test_the_sample_is_deterministic_for_a_seed():
+    # not the reservoir against itself: against the algorithm written again (reference_sample),
+    # offered in one batch and in batches of 250, as the sources offer them
+    units = lines(5000)
+    samples = {}
+    for seed, batch in ((7, 5000), (8, 250)):
+        r = Reservoir(budget_bytes=300 * (20 + UNIT_OVERHEAD), seed=seed)
+        for start in range(0, len(units), batch):
+            part = units[start : start + batch]
+            r.offer(part, bytearray(len(part)))
+        assert r.sampling and 0.85 * 300 <= len(r.units) <= 300
+        assert r.units == reference_sample(units, r.budget, seed)
+        samples[seed] = r.units
+    assert samples[7] != samples[8]  # the seed decides
 
 
 def test_units_of_mixed_sizes_never_exceed_the_budget():
-    import random
-
     rng = random.Random(0)
     budget = 50_000
     r = Reservoir(budget_bytes=budget, seed=3)
