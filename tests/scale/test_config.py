@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 import bpe_lesson
+from bpe_lesson import textbook
 from bpe_lesson._internal import backend as _backend
 from bpe_lesson.scale import phases as phases_mod
 from bpe_lesson.scale.config import ConfigError, load_config, parse_config
@@ -190,16 +191,33 @@ def test_ids_run_bytes_hardcoded_phases_then_special_tokens(trained):
                                            "+ 200 (code) + 2 special tokens")
 
 
-def test_each_phase_continues_from_the_vocabulary_before_it_on_its_own_sources(corpus, trained, backend):
-    cfg, result = trained
+@pytest.fixture(scope="module")
+def phase_counts(corpus, trained):
+    """The chunk counts of each phase's own sources, counted here from the texts."""
+    cfg, _ = trained
+    specials = [EOT, "<|pad|>"]
+    return (to_byte_counts(count_chunks(corpus["english"], cfg.pattern, specials, processes=1)),
+            to_byte_counts(count_chunks(corpus["code"], cfg.pattern, specials, processes=1)))
+
+
+def test_each_phase_is_what_the_textbook_trainer_learns(trained, phase_counts):
+    # independent of the incremental trainers (of both backends): the textbook one, phase by
+    # phase, from the vocabulary before the phase (about 6 s)
+    _, result = trained
+    english, code = result.phases
+    counts1, counts2 = phase_counts
+    assert textbook.train_merges(counts1, 300, base_merges=hardcoded_merges()) == english.merges
+    assert textbook.train_merges(counts2, 200, base_merges=hardcoded_merges() + english.merges) == code.merges
+
+
+def test_each_phase_continues_from_the_vocabulary_before_it_on_its_own_sources(trained, phase_counts, backend):
+    _, result = trained
     english, code = result.phases
     impl = get_trainer("incremental", backend)
-    specials = [EOT, "<|pad|>"]
+    counts1, counts2 = phase_counts
     # phase 1 = training the English text from the hardcoded merges
-    counts1 = to_byte_counts(count_chunks(corpus["english"], cfg.pattern, specials, processes=1))
     assert impl.train_merges(counts1, 300, base_merges=hardcoded_merges()) == english.merges
     # phase 2 = training the code alone, with everything before it as base merges
-    counts2 = to_byte_counts(count_chunks(corpus["code"], cfg.pattern, specials, processes=1))
     assert impl.train_merges(counts2, 200, base_merges=hardcoded_merges() + english.merges) == code.merges
     # and phase 2 really learned from code: its tokens are not the ones English would add next
     more_english = impl.train_merges(counts1, 200, base_merges=hardcoded_merges() + english.merges)

@@ -2,7 +2,7 @@
 
 The counts are checked against ``regex`` splitting each whole file (independent
 of the units, the compiled scanner and the cluster); training with ``engine: dask``
-against ``engine: local``; a worker killed in the middle of a task against an
+against ``engine: local`` and rustbpe; a worker killed in the middle of a task against an
 undisturbed run. After every test nothing of a cluster is left: no child process,
 no listening port.
 """
@@ -109,6 +109,13 @@ def test_training_on_dask_gives_the_local_merges(corpus, backend, cluster):
     assert len(dask.tokenizer.merges) == 200
     assert dask.phases[0].bytes_read == local.phases[0].bytes_read
     assert dask.phases[0].unique_chunks == local.phases[0].unique_chunks
+    # and independent of both engines: rustbpe, trained on the whole files (our tie rule, our byte ids)
+    rustbpe = pytest.importorskip("rustbpe")
+    peer = rustbpe.Tokenizer()
+    peer.train_from_iterator(iter(open(path, "rb").read().decode("utf-8", errors="replace")
+                                  for path, _ in files_of(corpus)), 256 + 200, pattern=GPT4_PATTERN)
+    theirs = [token for token, _ in sorted(peer.get_mergeable_ranks(), key=lambda kv: kv[1])]
+    assert [dask.tokenizer.vocab[i] for i in range(256 + 200)] == theirs
 
 
 def _die_once(task, pattern, special_tokens, marker, victim):
