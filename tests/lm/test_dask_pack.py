@@ -88,13 +88,13 @@ def folder_bytes(folder):
 @pytest.fixture(scope="module")
 def local_pack(tmp_path_factory, sources, tok_path):
     out = str(tmp_path_factory.mktemp("local") / "out")
-    pack(sources, tok_path, out, shard_tokens=40_000, processes=1, progress=False)
+    pack(sources, tok_path, out, shard_tokens=40_000, workers=1, progress=False)
     return out
 
 
 def test_dask_pack_writes_the_local_bytes(tmp_path, sources, tok_path, local_pack):
     out = str(tmp_path / "out")
-    m = pack(sources, tok_path, out, shard_tokens=40_000, processes=2, progress=False, engine="dask")
+    m = pack(sources, tok_path, out, shard_tokens=40_000, workers=2, progress=False, engine="dask")
     assert m["shard_count"] >= 5 and m["empty_documents_skipped"] > 0
     assert folder_bytes(out) == folder_bytes(local_pack)  # every shard and manifest.json; no parts left
     assert verify(out, tok_path) == []

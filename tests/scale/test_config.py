@@ -196,10 +196,10 @@ def test_each_phase_continues_from_the_vocabulary_before_it_on_its_own_sources(c
     impl = get_trainer("incremental", backend)
     specials = [EOT, "<|pad|>"]
     # phase 1 = training the English text from the hardcoded merges
-    counts1 = to_byte_counts(count_chunks(corpus["english"], cfg.pattern, specials, processes=1))
+    counts1 = to_byte_counts(count_chunks(corpus["english"], cfg.pattern, specials, workers=1))
     assert impl.train_merges(counts1, 300, base_merges=hardcoded_merges()) == english.merges
     # phase 2 = training the code alone, with everything before it as base merges
-    counts2 = to_byte_counts(count_chunks(corpus["code"], cfg.pattern, specials, processes=1))
+    counts2 = to_byte_counts(count_chunks(corpus["code"], cfg.pattern, specials, workers=1))
     assert impl.train_merges(counts2, 200, base_merges=hardcoded_merges() + english.merges) == code.merges
     # and phase 2 really learned from code: its tokens are not the ones English would add next
     more_english = impl.train_merges(counts1, 200, base_merges=hardcoded_merges() + english.merges)
@@ -217,7 +217,7 @@ def test_without_hardcoded_merges_it_equals_train_on_the_same_documents(corpus, 
     cfg = parse_config(make_config(corpus["root"], hardcoded_merges=False, special_tokens=[],
                                    phases=[{"merges": 400, "sources": [{"path": str(corpus["root"] / "code")}]}]))
     ours = quiet(cfg, backend=backend, write=False).tokenizer
-    direct = bpe_lesson.train(corpus["code"], 256 + 400, pattern="gpt4", backend=backend, processes=1)
+    direct = bpe_lesson.train(corpus["code"], 256 + 400, pattern="gpt4", backend=backend, workers=1)
     assert ours.merges == direct.merges
 
 
@@ -328,7 +328,7 @@ def test_a_parquet_file_source(tmp_path, prose_docs, backend):
     cfg = parse_config({"output": str(tmp_path / "t.tiktoken"), "hardcoded_merges": False,
                         "phases": [{"merges": 100, "sources": [{"file": str(tmp_path / "p.parquet")}]}]})
     tok = quiet(cfg, backend=backend, write=False).tokenizer
-    assert tok.merges == bpe_lesson.train(docs, 356, backend=backend, processes=1).merges
+    assert tok.merges == bpe_lesson.train(docs, 356, backend=backend, workers=1).merges
 
 
 @pytest.mark.parametrize("budget_mb", [64, 0.2], ids=["all fits", "sampled"])
