@@ -168,7 +168,7 @@ def test_a_killed_dask_pack_resumes_to_the_same_bytes(tmp_path, sources, tok_pat
                                                       resume_engine):
     out = str(tmp_path / "out")
     args = ["pack", *sources, "--tokenizer", tok_path, "--out", out, "--shard-tokens", "40000", "--quiet",
-            "--engine", "dask", "--processes", "2"]
+            "--engine", "dask", "--workers", "2"]
     proc = subprocess.run([sys.executable, "-c", KILL_AFTER_TWO_SHARDS, *args], capture_output=True,
                           start_new_session=True)  # its own process group, which it kills
     assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]

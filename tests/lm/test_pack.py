@@ -161,6 +161,24 @@ def test_processes_is_the_older_name_of_workers(tmp_path, tok_path, prose_docs):
     assert not os.path.exists(tmp_path / "both")  # refused before anything is written
 
 
+def test_the_command_line_takes_processes_as_the_older_name_of_workers(tmp_path, tok_path, prose_docs, capsys):
+    # --processes still packs, with one warning line naming --workers; both flags are a usage error
+    src = write_jsonl(tmp_path / "p.jsonl", prose_docs[:6])
+    want = tiktoken_ids(tok_path, prose_docs[:6])
+    argv = ["pack", src, "--tokenizer", tok_path, "--quiet"]
+    assert cli_main(argv + ["--out", str(tmp_path / "new"), "--workers", "2"]) == 0
+    assert capsys.readouterr().err == ""
+    assert read_all(str(tmp_path / "new"))[0].tolist() == want
+    assert cli_main(argv + ["--out", str(tmp_path / "cli"), "--processes", "2"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "bpe-lesson pack: warning: --processes is deprecated, the older name of --workers; use --workers"]
+    assert read_all(str(tmp_path / "cli"))[0].tolist() == want
+    assert cli_main(argv + ["--out", str(tmp_path / "cli2"), "--workers", "2", "--processes", "2"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "bpe-lesson pack: error: --workers and --processes are one setting (--processes is its older name); "
+        "give only --workers"]
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_two_packs_at_once_each_encode_with_their_own_tokenizer(tok_path, other_tok_path, prose_docs, workers):
     # two packs in one process (say, two threads of a notebook) take batches in turn:
@@ -308,7 +326,7 @@ def test_a_killed_pack_resumes_to_the_same_bytes(tmp_path, tok_path, prose_docs)
         "import os, time\n_fsync = os.fsync\nos.fsync = lambda fd: (time.sleep(0.01), _fsync(fd))[1]\n")
     env = dict(os.environ, PYTHONPATH=str(shim) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     cmd = [sys.executable, "-m", "bpe_lesson", "pack", src, "--tokenizer", tok_path, "--out", out,
-           "--shard-tokens", "400", "--processes", "1", "--quiet"]
+           "--shard-tokens", "400", "--workers", "1", "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     deadline = time.time() + 60
     while time.time() < deadline and proc.poll() is None:

@@ -421,22 +421,24 @@ def add_pack_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--glob", default=None, metavar="PATTERN",
                    help="in a folder, read the files whose relative path matches, e.g. '*.py' (default: every "
                         ".txt, .jsonl and .parquet file)")
-    p.add_argument("--processes", type=int, default=None, help="workers that encode: threads with the compiled encoder, "
-                        "processes with the Python one (default: all cores for large inputs)")
+    p.add_argument("--workers", type=int, metavar="N", help="how many encode at once: threads with the compiled "
+                   "encoder, processes with the Python one (default: all cores for large inputs; -1: all cores)")
+    p.add_argument("--processes", type=int, metavar="N", help="the older name of --workers (deprecated: it warns)")
     p.add_argument("--engine", choices=("local", "dask"), default="local",
                    help="local: workers here (default); dask: the workers of a Dask cluster")
     p.add_argument("--scheduler", default=None, metavar="ADDR",
                    help="with --engine dask: a running cluster, e.g. tcp://10.0.0.5:8786 "
-                        "(default: a LocalCluster of --processes workers)")
+                        "(default: a LocalCluster of --workers workers)")
     p.add_argument("--overwrite", action="store_true", help="replace the shards of a finished pack in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bar (there is one only when stderr is a "
                    "terminal)")
 
 
 def run_pack(args) -> int:
+    workers = renamed("processes", args.processes, "workers", args.workers, shown="--{}", category=FutureWarning)
     try:
         m = pack(args.sources, args.tokenizer, args.out, shard_tokens=args.shard_tokens, eos=args.eos, pad=args.pad,
-                 text_field=args.text_field, workers=args.processes, overwrite=args.overwrite,
+                 text_field=args.text_field, workers=workers, overwrite=args.overwrite,
                  progress=False if args.quiet else None, engine=args.engine, scheduler=args.scheduler, glob=args.glob)
     except OSError as e:  # a disk that fills up, a folder made read-only mid-run: a message, not a traceback
         if isinstance(e, FileNotFoundError):
