@@ -13,8 +13,8 @@ Without ``--tokenizer`` the script trains an 8,192-id tokenizer (GPT-4 pattern,
 ``<|endoftext|>``) on the first 2 MB first; training is not timed.
 
 What it measures, each from the .jsonl on disk to finished shards:
-  * ours, 1 worker: ``pack(..., processes=1)`` (the compiled encoder, ``encode_batch_to_numpy``);
-  * ours, all cores: ``pack(..., processes=os.cpu_count())`` (that many encoding
+  * ours, 1 worker: ``pack(..., workers=1)`` (the compiled encoder, ``encode_batch_to_numpy``);
+  * ours, all cores: ``pack(..., workers=os.cpu_count())`` (that many encoding
     threads, beside the one that reads and writes);
   * tiktoken: the same vocabulary as a ``tiktoken.Encoding`` (``to_tiktoken``),
     ``encode_ordinary_batch`` over batches of documents with one thread per core,
@@ -54,7 +54,7 @@ from bpe_lesson.formats.tiktoken_io import to_tiktoken
 EOS = "<|endoftext|>"
 
 
-def pack_with_tiktoken(jsonl, tok, out_dir, shard_tokens, threads, batch_docs=256) -> list[dict]:
+def pack_with_tiktoken(jsonl, tok, out_dir, shard_tokens, num_threads, batch_docs=256) -> list[dict]:
     """The baseline: tiktoken encodes, our ShardWriter writes (same closing rule, same bytes)."""
     enc = to_tiktoken(tok)
     eos = special_id(tok, EOS)
@@ -63,7 +63,7 @@ def pack_with_tiktoken(jsonl, tok, out_dir, shard_tokens, threads, batch_docs=25
     shards, batch = [], []
 
     def flush():
-        for ids in enc.encode_ordinary_batch(batch, num_threads=threads):
+        for ids in enc.encode_ordinary_batch(batch, num_threads=num_threads):
             doc = np.array(ids + [eos], dtype=dtype)
             if not writer.fits(len(doc)):
                 shards.append(writer.close_shard())
@@ -116,7 +116,7 @@ def main(argv=None) -> int:
             for procs in (1, cores) if r % 2 == 0 else (cores, 1):
                 t0 = time.perf_counter()
                 m = pack([jsonl], tok_path, os.path.join(tmp, "ours"), shard_tokens=args.shard_tokens,
-                         processes=procs, progress=False, overwrite=True)
+                         workers=procs, progress=False, overwrite=True)
                 times[procs].append(time.perf_counter() - t0)
                 runs.append(m["shards"])
         same_ours = all(r == runs[0] for r in runs)
@@ -125,7 +125,7 @@ def main(argv=None) -> int:
         out = os.path.join(tmp, "tiktoken")
         os.makedirs(out)
         t0 = time.perf_counter()
-        shards = pack_with_tiktoken(jsonl, tok, out, args.shard_tokens, threads=cores)
+        shards = pack_with_tiktoken(jsonl, tok, out, args.shard_tokens, num_threads=cores)
         rows.append((f"tiktoken, {cores} threads", sum(s["n_tokens"] for s in shards), time.perf_counter() - t0, shards))
 
     same = all(r[3] == rows[0][3] for r in rows)

@@ -77,22 +77,23 @@ def main(spec="stdlib:50MB"):
     print(f"corpus {spec}: {total / 1e6:,.1f} MB in {len(docs):,} documents; backend {bpe_lesson.BACKEND}; "
           f"{CORES} cores; load average {os.getloadavg()[0]:.1f}")
 
-    cfg = parse_config({"output": os.path.join(tmp, "t.tiktoken"), "threads": 2, "hardcoded_merges": False,
+    cfg = parse_config({"output": os.path.join(tmp, "t.tiktoken"), "workers": 2, "hardcoded_merges": False,
                         "phases": [{"name": "all", "merges": 0, "sources": [{"path": text_dir}]}]})
     phase = cfg.phases[0]
     rows = []  # (task, engine, seconds, reduce seconds or None)
 
-    # ---- the local engine: workers on this machine (threads with the compiled backend)
-    for processes in (1, 2):
-        cfg.threads = processes
+    # ---- the local engine: workers on this machine (worker processes that count; pack's
+    #      workers are threads with the compiled backend)
+    for workers in (1, 2):
+        cfg.workers = workers
         t = time.perf_counter()
         reference, _, _ = count_local(cfg, phase, 0, True)
-        rows.append(("count", f"local, {processes} worker{'s' if processes > 1 else ''}",
+        rows.append(("count", f"local, {workers} worker{'s' if workers > 1 else ''}",
                      time.perf_counter() - t, None))
-        out = os.path.join(tmp, f"local{processes}")
+        out = os.path.join(tmp, f"local{workers}")
         t = time.perf_counter()
-        pack([jsonl_dir], tok_path, out, shard_tokens=5_000_000, processes=processes, progress=False)
-        rows.append(("pack", f"local, {processes} worker{'s' if processes > 1 else ''}",
+        pack([jsonl_dir], tok_path, out, shard_tokens=5_000_000, workers=workers, progress=False)
+        rows.append(("pack", f"local, {workers} worker{'s' if workers > 1 else ''}",
                      time.perf_counter() - t, None))
     local_bytes = folder_bytes(out)
 
@@ -109,7 +110,7 @@ def main(spec="stdlib:50MB"):
             assert counts == reference, "Dask counts differ from the local engine's"
             out = os.path.join(tmp, f"dask{workers}")
             t = time.perf_counter()
-            pack([jsonl_dir], tok_path, out, shard_tokens=5_000_000, processes=workers, progress=False,
+            pack([jsonl_dir], tok_path, out, shard_tokens=5_000_000, workers=workers, progress=False,
                  engine="dask", scheduler=client.scheduler.address)
             rows.append(("pack", f"dask, {workers} worker{'s' if workers > 1 else ''}", time.perf_counter() - t,
                          None))

@@ -76,7 +76,7 @@ def test_the_reference_is_the_compiled_trainers_tokenizer(trained, textbook_tok,
 def test_the_fixture_really_blocks_the_compiled_path(compiled_raises):
     # a check on the check: the default (cython) path does meet the raising stand-ins
     with pytest.raises(AssertionError, match="reached the compiled"):
-        chunks.count_chunk_bytes(DOCS, "gpt4", processes=1)
+        chunks.count_chunk_bytes(DOCS, "gpt4", workers=1)
 
 
 def test_train(compiled_raises, textbook_tok, reference):
@@ -90,8 +90,8 @@ def test_get_trainer(compiled_raises):
 
 
 def test_count_chunk_bytes(compiled_raises):
-    got = chunks.count_chunk_bytes(DOCS, "gpt4", processes=1, backend="python")
-    assert got == chunks.to_byte_counts(chunks.count_chunks(DOCS, "gpt4", processes=1))
+    got = chunks.count_chunk_bytes(DOCS, "gpt4", workers=1, backend="python")
+    assert got == chunks.to_byte_counts(chunks.count_chunks(DOCS, "gpt4", workers=1))
     assert chunks.compiled_counter("gpt4", "python") is None
 
 
@@ -128,9 +128,9 @@ def test_scale_counting(compiled_raises):
     lines = [d.rstrip("\n") + "\n" for d in DOCS]  # units are lines: glued, they split as apart
     units = [line.encode() for line in lines]
     alone = bytearray(len(units))
-    expect = chunks.to_byte_counts(chunks.count_chunks(lines, GPT4_PATTERN, processes=1))
+    expect = chunks.to_byte_counts(chunks.count_chunks(lines, GPT4_PATTERN, workers=1))
     assert counting.count_units(units, alone, GPT4_PATTERN, backend="python") == expect
-    assert counting.count_units(units, alone, GPT4_PATTERN, processes=2, backend="python") == expect  # forked
+    assert counting.count_units(units, alone, GPT4_PATTERN, workers=2, backend="python") == expect  # forked
 
 
 def test_scale_dask_map_task(compiled_raises, tmp_path):

@@ -40,15 +40,15 @@ def test_pack_options():
     args = parse("pack", "a.jsonl", "docs/", "--tokenizer", "tok.json", "--out", "shards")
     assert args == {"command": "pack", "sources": ["a.jsonl", "docs/"], "tokenizer": "tok.json", "out": "shards",
                     "shard_tokens": 50_000_000, "eos": None, "pad": None, "text_field": "text",
-                    "processes": None, "engine": "local", "scheduler": None, "overwrite": False, "quiet": False,
+                    "workers": None, "processes": None, "engine": "local", "scheduler": None, "overwrite": False, "quiet": False,
                     "glob": None}
     args = parse("pack", "b.parquet", "--tokenizer", "t.tiktoken", "--out", "o", "--shard-tokens", "1000",
-                 "--eos", "<|eos|>", "--pad", "<|pad|>", "--text-field", "content", "--processes", "2",
+                 "--eos", "<|eos|>", "--pad", "<|pad|>", "--text-field", "content", "--workers", "2",
                  "--engine", "dask", "--scheduler", "tcp://10.0.0.5:8786", "--overwrite", "--quiet",
                  "--glob", "*.md")
     assert args == {"command": "pack", "sources": ["b.parquet"], "tokenizer": "t.tiktoken", "out": "o",
                     "shard_tokens": 1000, "eos": "<|eos|>", "pad": "<|pad|>", "text_field": "content",
-                    "processes": 2, "engine": "dask", "scheduler": "tcp://10.0.0.5:8786", "overwrite": True,
+                    "workers": 2, "processes": None, "engine": "dask", "scheduler": "tcp://10.0.0.5:8786", "overwrite": True,
                     "quiet": True, "glob": "*.md"}
 
 
@@ -71,7 +71,7 @@ def test_help_lists_every_subcommand(capsys):
 @pytest.mark.parametrize("command, options", [
     ("train", ["--config", "--quiet"]),
     ("pack", ["SOURCE", "--tokenizer", "--out", "--shard-tokens", "--eos", "--pad", "--text-field",
-              "--glob", "--processes", "--engine", "--scheduler", "--overwrite", "--quiet"]),
+              "--glob", "--workers", "--processes", "--engine", "--scheduler", "--overwrite", "--quiet"]),
     ("verify", ["DIR", "--tokenizer"]),
 ])
 def test_each_subcommand_has_help(capsys, command, options):

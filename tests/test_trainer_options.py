@@ -6,20 +6,28 @@ highest count, the lexicographically greatest pair of bytes); ``min_frequency`` 
 reference below is the plainest trainer there is: recount every pair of every
 chunk, pick by the rule, merge, repeat. Every trainer (textbook, incremental) on
 every backend must give its merges exactly.
+
+``workers`` (how many count the chunks) must change no merge and no count, whatever
+kind they are; ``processes``, its older name, still works and warns.
 """
 
 import random
+import warnings
 from collections import Counter
 
 import pytest
+import regex
 
 import bpe_lesson
+from bpe_lesson.chunks import count_chunk_bytes, count_chunks
 from bpe_lesson.patterns import GPT4_PATTERN, split_chunks
 
 
 def reference_merges(text, n_merges, tie_break="smallest-ids", min_frequency=2, max_token_length=None):
-    """The merges as byte pairs: the rule, written as plainly as it can be."""
-    words = Counter(tuple(bytes([b]) for b in c.encode()) for c in split_chunks(text, GPT4_PATTERN))
+    """The merges as byte pairs: the rule, written as plainly as it can be. ``text``: a str,
+    or a list of documents (no chunk spans two)."""
+    docs = [text] if isinstance(text, str) else text
+    words = Counter(tuple(bytes([b]) for b in c.encode()) for d in docs for c in split_chunks(d, GPT4_PATTERN))
     known = {bytes([b]) for b in range(256)}
     merges = []
     while len(merges) < n_merges:
@@ -119,3 +127,46 @@ def test_a_long_run_stops_growing_at_max_token_length():
 def test_bad_options_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
         bpe_lesson.train("abc", 260, **kwargs)
+
+
+# ---- workers: how many count the chunks ----------------------------------------------
+
+def regex_counts(docs):
+    """Chunk counts by the ``regex`` module's own findall, document by document: bytes -> count."""
+    return Counter(c.encode() for d in docs for c in regex.findall(GPT4_PATTERN, d))
+
+
+@pytest.mark.parametrize("workers", [1, 2, -1])
+@pytest.mark.parametrize("algorithm", ["textbook", "incremental"])
+def test_workers_change_no_merge(workers, algorithm, backend, prose_docs):
+    # two workers are threads with the compiled counter, processes otherwise: the same merges
+    docs = prose_docs[:8]
+    tok = bpe_lesson.train(docs, 316, algorithm=algorithm, backend=backend, workers=workers)
+    assert tok.merge_bytes() == reference_merges(docs, 60)
+
+
+@pytest.mark.parametrize("workers", [None, 1, 2, 3])
+def test_workers_change_no_count(workers, backend, prose_docs):
+    docs = prose_docs[:8]
+    want = regex_counts(docs)
+    assert count_chunk_bytes(docs, "gpt4", workers=workers, backend=backend) == want
+    assert {c.encode(): n for c, n in count_chunks(docs, "gpt4", workers=workers).items()} == want
+
+
+@pytest.mark.parametrize("call", [
+    lambda docs, **kw: bpe_lesson.train(docs, 316, **kw).merge_bytes(),
+    lambda docs, **kw: count_chunk_bytes(docs, "gpt4", **kw),
+    lambda docs, **kw: dict(count_chunks(docs, "gpt4", **kw)),
+], ids=["train", "count_chunk_bytes", "count_chunks"])
+def test_processes_is_the_older_name_of_workers(call, prose_docs):
+    docs = prose_docs[:8]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new name warns of nothing
+        want = call(docs, workers=2)
+    with pytest.warns(DeprecationWarning, match=r"^processes= is deprecated, the older name of workers=; "
+                                                r"use workers=$") as caught:
+        assert call(docs, processes=2) == want
+    assert len(caught) == 1 and caught[0].filename == __file__  # it points at the caller's line
+    with pytest.raises(ValueError, match=r"^workers= and processes= are one setting \(processes= is its older "
+                                         r"name\); give only workers=$"):
+        call(docs, workers=2, processes=2)

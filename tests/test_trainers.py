@@ -177,8 +177,8 @@ def test_parallel_counting_equals_regex_findall(stdlib_docs):
     docs = stdlib_docs * 3
     findall = compile_pattern(GPT4_PATTERN).findall
     want = Counter(chunk for doc in docs for chunk in findall(doc))
-    assert count_chunks(docs, GPT4_PATTERN, processes=2) == want
-    assert count_chunks(docs, GPT4_PATTERN, processes=1) == want
+    assert count_chunks(docs, GPT4_PATTERN, workers=2) == want
+    assert count_chunks(docs, GPT4_PATTERN, workers=1) == want
 
 
 # ---- rustbpe and Hugging Face tokenizers on real text ----------------------------
@@ -304,12 +304,12 @@ def test_compiled_chunk_counting_equals_regex_counting(pattern, stdlib_docs, pro
         pytest.skip("BPE_LESSON_PUREPYTHON=1")
     docs = stdlib_docs[:40] + prose_docs[:40] + ["a<|endoftext|>b<|endoftext|>", "ünïcödé 😀\r\n  x"]
     specials = ["<|endoftext|>"]
-    slow = count_chunk_bytes(docs, pattern, specials, processes=1, backend="python")
+    slow = count_chunk_bytes(docs, pattern, specials, workers=1, backend="python")
     exact = [d for d in docs if not needs_exact(d)]  # where regex's own tables are tiktoken's
     assert len(exact) > 40
-    assert count_chunk_bytes(exact, pattern, specials, processes=1) == regex_byte_counts(exact, pattern, specials)
-    assert count_chunk_bytes(docs, pattern, specials, processes=1) == slow
-    assert count_chunk_bytes(docs, pattern, specials, processes=2) == slow
+    assert count_chunk_bytes(exact, pattern, specials, workers=1) == regex_byte_counts(exact, pattern, specials)
+    assert count_chunk_bytes(docs, pattern, specials, workers=1) == slow
+    assert count_chunk_bytes(docs, pattern, specials, workers=2) == slow
     assert not any(b"endoftext" in c for c in slow)
 
 
@@ -323,8 +323,8 @@ def test_compiled_chunk_counting_on_random_text(docs, pattern):
     # tiktoken; test_unicode_classes.py checks both backends on those
     assume(not any(needs_exact(d) for d in docs))
     want = regex_byte_counts(docs, pattern)
-    assert count_chunk_bytes(docs, pattern, processes=2) == want
-    assert count_chunk_bytes(docs, pattern, processes=1, backend="python") == want
+    assert count_chunk_bytes(docs, pattern, workers=2) == want
+    assert count_chunk_bytes(docs, pattern, workers=1, backend="python") == want
 
 
 @pytest.mark.slow
@@ -338,8 +338,8 @@ def test_threaded_counting_in_fresh_processes_equals_regex_counting():
         "from bpe_lesson.chunks import count_chunk_bytes\n"
         "from bpe_lesson.teaching.samples import code_files\n"
         "docs = list(code_files(3_000_000).values())\n"
-        "a = count_chunk_bytes(docs, 'gpt4', processes=2)\n"
-        "b = count_chunk_bytes(docs, 'gpt4', processes=1, backend='python')\n"
+        "a = count_chunk_bytes(docs, 'gpt4', workers=2)\n"
+        "b = count_chunk_bytes(docs, 'gpt4', workers=1, backend='python')\n"
         "print('equal' if a == b else 'differ')\n"
     )
     for _ in range(4):

@@ -8,6 +8,8 @@ Subcommands:
 Exit codes: 0 done; 1 problems found (``verify``); 2 a usage or input error (the
 message names it, on stderr); 130 interrupted (Ctrl-C); 141 the reader of our output
 went away (``bpe-lesson verify DIR | head``: quietly, as a Unix tool killed by SIGPIPE).
+A warning (an option's older name, say) is one line on stderr, as an error is
+(``bpe-lesson pack: warning: ...``), and the command goes on.
 
 What this module does not do: any work itself; each subcommand's module owns its
 options (``add_arguments``) and its behaviour (``run``).
@@ -19,6 +21,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 from . import __version__
 
@@ -47,28 +50,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     command = "bpe-lesson"
-    try:
+    with warnings.catch_warnings():
+        # a warning is one line, as an error is (not Python's file:line and source line)
+        warnings.showwarning = lambda message, *_, **__: print(f"{command}: warning: {message}",
+                                                               file=sys.stderr)
         try:
-            args = build_parser().parse_args(argv)
-        except SystemExit:  # --help, --version or a usage error: argparse printed, then exits
-            sys.stdout.flush()
-            raise
-        command = f"bpe-lesson {args.command}"
-        module = importlib.import_module(COMMANDS[args.command][0])
-        code = int(getattr(module, f"run_{args.command}")(args) or 0)
-        sys.stdout.flush()  # subtle: a closed pipe shows here, not at exit, where it would print a traceback
-        return code
-    except (ValueError, FileNotFoundError) as e:
-        print(f"{command}: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{command}: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # nobody reads our output any more: stop quietly (Python would complain at exit while
-        # flushing stdout, so point it at /dev/null first; the Python docs' recipe)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
+            try:
+                args = build_parser().parse_args(argv)
+            except SystemExit:  # --help, --version or a usage error: argparse printed, then exits
+                sys.stdout.flush()
+                raise
+            command = f"bpe-lesson {args.command}"
+            module = importlib.import_module(COMMANDS[args.command][0])
+            code = int(getattr(module, f"run_{args.command}")(args) or 0)
+            sys.stdout.flush()  # subtle: a closed pipe shows here, not at exit, where it would print a traceback
+            return code
+        except (ValueError, FileNotFoundError) as e:
+            print(f"{command}: error: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"{command}: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:
+            # nobody reads our output any more: stop quietly (Python would complain at exit while
+            # flushing stdout, so point it at /dev/null first; the Python docs' recipe)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
 
 
 if __name__ == "__main__":

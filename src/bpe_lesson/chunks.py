@@ -24,7 +24,8 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 from ._internal import backend as _backend
-from ._internal.backend import workers
+from ._internal.backend import resolve_workers
+from ._internal.checks import renamed
 from .patterns import PATTERNS, compile_pattern, ordinary_pieces, resolve_pattern, special_regex
 
 _BATCH_CHARS = 1_000_000
@@ -72,15 +73,19 @@ def _batches(docs, pattern, special_tokens):
         yield (batch, pattern, special_tokens)
 
 
-def count_chunks(texts, pattern: str | None, special_tokens=(), processes: int | None = None) -> Counter:
+def count_chunks(texts, pattern: str | None, special_tokens=(), workers: int | None = None, *,
+                 processes: int | None = None) -> Counter:
     """Count the chunks of ``texts`` (a str or an iterable of str): str -> count.
 
-    ``processes=None`` picks all cores when the text is large, one otherwise.
-    With ``pattern=None`` every document (between special tokens) is one chunk.
+    ``workers``: how many worker processes count (-1: every core); None picks every
+    core when the text is large, one otherwise. ``processes`` is its older name
+    (deprecated). With ``pattern=None`` every document (between special tokens) is
+    one chunk.
 
     >>> sorted(count_chunks("low low lower", "gpt4").items())
     [(' low', 1), (' lower', 1), ('low', 1)]
     """
+    workers = renamed("processes", processes, "workers", workers)
     pattern = resolve_pattern(pattern)
     docs = [texts] if isinstance(texts, str) else list(texts)
     for d in docs:
@@ -88,12 +93,12 @@ def count_chunks(texts, pattern: str | None, special_tokens=(), processes: int |
             raise TypeError(f"documents must be str, got {type(d).__name__}")
     # the compiled counter takes exact str: numpy.str_ and other subclasses as plain str
     docs = [d if type(d) is str else str.__str__(d) for d in docs]
-    processes = workers(processes, sum(len(d) for d in docs))
-    if processes <= 1 or pattern is None:
+    workers = resolve_workers(workers, sum(len(d) for d in docs))
+    if workers <= 1 or pattern is None:
         return count_chunks_in(docs, pattern, special_tokens)
     counts = Counter()
     # fork: the workers inherit the compiled regex and start in milliseconds
-    with mp.get_context("fork").Pool(processes) as pool:
+    with mp.get_context("fork").Pool(workers) as pool:
         for part in pool.imap_unordered(_count_batch, _batches(docs, pattern, special_tokens)):
             counts.update(part)
     return counts
@@ -108,28 +113,32 @@ def to_byte_counts(chunk_counts) -> dict[bytes, int]:
     return {chunk.encode("utf-8"): count for chunk, count in chunk_counts.items()}
 
 
-def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), processes: int | None = None, *,
-                      backend: str | None = None) -> dict[bytes, int]:
+def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), workers: int | None = None, *,
+                      backend: str | None = None, processes: int | None = None) -> dict[bytes, int]:
     """Chunk counts as UTF-8 bytes (what the trainers take): bytes -> count.
 
     Equal to ``to_byte_counts(count_chunks(...))``; on the "cython" ``backend`` (None:
-    ``BACKEND``), for a pattern the compiled scanner has, it counts on ``processes``
-    threads instead; "python" always runs the readable split.
+    ``BACKEND``), for a pattern the compiled scanner has, its ``workers`` are threads
+    of this process (the compiled counter lets go of the GIL) instead of
+    ``count_chunks``' worker processes; "python" always runs the readable split.
+    ``workers`` is a number as in ``count_chunks``; ``processes`` is its older name
+    (deprecated).
 
     >>> sorted(count_chunk_bytes(["low low", "lower"], "gpt4").items())
     [(b' low', 1), (b'low', 1), (b'lower', 1)]
     """
+    workers = renamed("processes", processes, "workers", workers)
     pattern = resolve_pattern(pattern)
     counter = compiled_counter(pattern, backend)
     if counter is None:
-        return to_byte_counts(count_chunks(texts, pattern, special_tokens, processes))
+        return to_byte_counts(count_chunks(texts, pattern, special_tokens, workers))
     docs = [texts] if isinstance(texts, str) else list(texts)
     for d in docs:
         if not isinstance(d, str):
             raise TypeError(f"documents must be str, got {type(d).__name__}")
     # the compiled counter takes exact str: numpy.str_ and other subclasses as plain str
     docs = [d if type(d) is str else str.__str__(d) for d in docs]
-    processes = workers(processes, sum(len(d) for d in docs))
+    workers = resolve_workers(workers, sum(len(d) for d in docs))
     specials = special_regex(special_tokens)
 
     def count_share(share):
@@ -139,10 +148,10 @@ def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), processes: 
                 c.add(piece)
         return c
 
-    if processes <= 1 or len(docs) < 2:
+    if workers <= 1 or len(docs) < 2:
         return count_share(docs).to_dict()
-    shares = [docs[k::processes] for k in range(processes)]  # interleaved: similar sizes
-    with ThreadPoolExecutor(processes) as pool:
+    shares = [docs[k::workers] for k in range(workers)]  # interleaved: similar sizes
+    with ThreadPoolExecutor(workers) as pool:
         parts = list(pool.map(count_share, shares))
     total = parts[0]
     for part in parts[1:]:

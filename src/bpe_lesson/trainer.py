@@ -24,7 +24,7 @@ from .patterns import check_form, check_specials_normalized
 from .patterns import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
 from .patterns import resolve_pattern
-from ._internal.checks import replace_surrogates
+from ._internal.checks import renamed, replace_surrogates
 from .tokenizer import Tokenizer
 
 ALGORITHMS = ("textbook", "incremental")
@@ -57,8 +57,8 @@ def _check_covered(text, pattern, specials, chunk_counts) -> None:
 
 
 def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorithm="incremental",
-          backend=None, verbose=False, processes=None, normalize=None, tie_break="smallest-ids",
-          min_frequency=2, max_token_length=None, progress=None) -> Tokenizer:
+          backend=None, verbose=False, workers=None, normalize=None, tie_break="smallest-ids",
+          min_frequency=2, max_token_length=None, progress=None, processes=None) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
 
     ``text``: a str or an iterable of documents (str). Files and folders:
@@ -71,6 +71,12 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     ``special_tokens``: strings that get the ids after the merges, in the given order.
     ``algorithm``: "incremental" (fast) or "textbook" (recounts every pair each merge).
     ``backend``: "python" or "cython" for the incremental algorithm; None = ``BACKEND``.
+    ``workers``: how many count the chunks at once (``chunks.count_chunk_bytes``):
+    threads of this process where the compiled counter serves (the Cython backend,
+    the incremental algorithm, a named pattern or None), worker processes otherwise;
+    None (default): every core when the text is large, one otherwise; -1: every core.
+    The merge loop runs on one thread whatever it is. ``processes`` is its older
+    name (deprecated: it warns).
     ``normalize``: None (default: the text as given) or "NFC", "NFD", "NFKC", "NFKD":
     the Unicode form every document is put in before the split; the tokenizer keeps
     it and applies it in ``encode``. Caveat: the round trip ``decode(encode(s)) == s``
@@ -114,6 +120,7 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     if max_token_length is not None and (isinstance(max_token_length, bool) or not isinstance(max_token_length, int)
                                          or max_token_length < 2):
         raise ValueError(f"max_token_length {max_token_length!r} should be a whole number >= 2, or None")
+    workers = renamed("processes", processes, "workers", workers)
     check_progress(progress)
     pattern = resolve_pattern(pattern)
     check_pattern(pattern)
@@ -127,10 +134,10 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
 
     counting = backend if algorithm == "incremental" else "python"  # the textbook counts as it reads
     try:
-        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, backend=counting)
+        chunk_counts = count_chunk_bytes(text, pattern, specials, workers, backend=counting)
     except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encode does (rare, so only then)
         text = replace_surrogates(text) if isinstance(text, str) else [replace_surrogates(d) for d in text]
-        chunk_counts = count_chunk_bytes(text, pattern, specials, processes, backend=counting)
+        chunk_counts = count_chunk_bytes(text, pattern, specials, workers, backend=counting)
     if pattern is not None and pattern not in PATTERNS.values():
         _check_covered(text, pattern, specials, chunk_counts)
     with progress_bar(False if (verbose or n_merges == 0) else progress, total=n_merges, desc="merges",

@@ -1,9 +1,9 @@
 """Hostile YAML configs (issue 39, items 9 and 11, and the non-UTF-8 low item).
 
 A 451-byte file of nested aliases took over 30 s and 1.3 GB to build its error
-message; a 267-byte one printed 480 KB; ``threads: 64`` started 64 processes on 2
-cores and ``threads: 100000`` was accepted. Each file is loaded in a subprocess
-with a timeout, so a regression fails instead of hanging the suite.
+message; a 267-byte one printed 480 KB; ``threads: 64`` (now ``workers:``) started
+64 processes on 2 cores and ``threads: 100000`` was accepted. Each file is loaded
+in a subprocess with a timeout, so a regression fails instead of hanging the suite.
 """
 
 import os
@@ -67,23 +67,23 @@ def test_a_non_utf8_config_names_its_file(tmp_path):
         load_config(path)
 
 
-def config_with_threads(tmp_path, threads):
+def config_with_workers(tmp_path, workers):
     (tmp_path / "c.txt").write_text("hello world\n", encoding="utf-8")
     path = tmp_path / "c.yaml"
-    path.write_text(f"output: o.tiktoken\nthreads: {threads}\nphases:\n  - merges: 5\n    sources: "
+    path.write_text(f"output: o.tiktoken\nworkers: {workers}\nphases:\n  - merges: 5\n    sources: "
                     f"[{{file: c.txt}}]\n", encoding="utf-8")
     return path
 
 
-def test_threads_above_the_cores_warn_and_are_capped(tmp_path):
-    with pytest.warns(UserWarning, match=rf"threads: {CORES + 62} is more than the {CORES} cores"):
-        cfg = load_config(config_with_threads(tmp_path, CORES + 62))
-    assert cfg.threads == cfg.processes == CORES
+def test_workers_above_the_cores_warn_and_are_capped(tmp_path):
+    with pytest.warns(UserWarning, match=rf"workers: {CORES + 62} is more than the {CORES} cores"):
+        cfg = load_config(config_with_workers(tmp_path, CORES + 62))
+    assert cfg.workers == CORES
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no warning at or below the cores
-        assert load_config(config_with_threads(tmp_path, CORES)).processes == CORES
+        assert load_config(config_with_workers(tmp_path, CORES)).workers == CORES
 
 
-def test_absurd_threads_are_refused(tmp_path):
-    with pytest.raises(ConfigError, match=r"c\.yaml: threads: 100,000 worker processes is absurd"):
-        load_config(config_with_threads(tmp_path, 100000))
+def test_absurd_workers_are_refused(tmp_path):
+    with pytest.raises(ConfigError, match=r"c\.yaml: workers: 100,000 worker processes is absurd"):
+        load_config(config_with_workers(tmp_path, 100000))

@@ -88,13 +88,13 @@ def folder_bytes(folder):
 @pytest.fixture(scope="module")
 def local_pack(tmp_path_factory, sources, tok_path):
     out = str(tmp_path_factory.mktemp("local") / "out")
-    pack(sources, tok_path, out, shard_tokens=40_000, processes=1, progress=False)
+    pack(sources, tok_path, out, shard_tokens=40_000, workers=1, progress=False)
     return out
 
 
 def test_dask_pack_writes_the_local_bytes(tmp_path, sources, tok_path, local_pack):
     out = str(tmp_path / "out")
-    m = pack(sources, tok_path, out, shard_tokens=40_000, processes=2, progress=False, engine="dask")
+    m = pack(sources, tok_path, out, shard_tokens=40_000, workers=2, progress=False, engine="dask")
     assert m["shard_count"] >= 5 and m["empty_documents_skipped"] > 0
     assert folder_bytes(out) == folder_bytes(local_pack)  # every shard and manifest.json; no parts left
     assert verify(out, tok_path) == []
@@ -168,7 +168,7 @@ def test_a_killed_dask_pack_resumes_to_the_same_bytes(tmp_path, sources, tok_pat
                                                       resume_engine):
     out = str(tmp_path / "out")
     args = ["pack", *sources, "--tokenizer", tok_path, "--out", out, "--shard-tokens", "40000", "--quiet",
-            "--engine", "dask", "--processes", "2"]
+            "--engine", "dask", "--workers", "2"]
     proc = subprocess.run([sys.executable, "-c", KILL_AFTER_TWO_SHARDS, *args], capture_output=True,
                           start_new_session=True)  # its own process group, which it kills
     assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]

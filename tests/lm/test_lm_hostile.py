@@ -118,7 +118,7 @@ def test_resume_refuses_a_source_edited_to_the_same_size(tmp_path, tok_path, pro
 
     monkeypatch.setattr(pack_mod.ShardWriter, "close_shard", close_then_stop)
     with pytest.raises(KeyboardInterrupt):
-        pack([str(src)], tok_path, str(out), shard_tokens=400, processes=1, progress=False)
+        pack([str(src)], tok_path, str(out), shard_tokens=400, workers=1, progress=False)
     monkeypatch.undo()
     assert (out / "pack_state.json").exists()
     # edit the source in place, a second later, keeping its size
@@ -128,7 +128,7 @@ def test_resume_refuses_a_source_edited_to_the_same_size(tmp_path, tok_path, pro
     os.utime(src, ns=(mtime + 10**9, mtime + 10**9))
     assert os.path.getsize(src) == size
     with pytest.raises(ValueError, match=r"unfinished pack with other settings \(sources"):
-        pack([str(src)], tok_path, str(out), shard_tokens=400, processes=1, progress=False)
+        pack([str(src)], tok_path, str(out), shard_tokens=400, workers=1, progress=False)
 
 
 # ---- verify -------------------------------------------------------------------------------

@@ -106,8 +106,8 @@ def test_pack_reads_back_as_the_encoded_documents_each_followed_by_one_eos(tmp_p
     assert verify(out, tok_path) == []
 
 
-@pytest.mark.parametrize("workers", ["threads", "processes"])
-def test_pack_on_two_workers_writes_every_document_in_order(tmp_path, tok_path, prose_docs, monkeypatch, workers):
+@pytest.mark.parametrize("kind", ["threads", "processes"])
+def test_pack_on_two_workers_writes_every_document_in_order(tmp_path, tok_path, prose_docs, monkeypatch, kind):
     # the compiled encoder packs on threads of this process; the Python backend on worker
     # processes. Batches of a few KB put many in flight at once, finished out of order
     import threading
@@ -118,7 +118,7 @@ def test_pack_on_two_workers_writes_every_document_in_order(tmp_path, tok_path, 
     monkeypatch.setattr(packing, "_BATCH_CHARS", 3_000)
     monkeypatch.setattr(packing, "_THREAD_BATCH_CHARS", 3_000)
     ran_on = []
-    if workers == "processes":
+    if kind == "processes":
         monkeypatch.setattr(Tokenizer, "_fast_encoder", lambda self: None)  # as the Python backend
     elif bpe_lesson.BACKEND == "python":
         pytest.skip("BPE_LESSON_PUREPYTHON=1: no compiled encoder, so no threads")
@@ -127,7 +127,7 @@ def test_pack_on_two_workers_writes_every_document_in_order(tmp_path, tok_path, 
         monkeypatch.setattr(packing, "_encode_batch",
                             lambda *task: ran_on.append(threading.current_thread().name) or real(*task))
     src = write_jsonl(tmp_path / "p.jsonl", prose_docs + [""] + prose_docs[:5])
-    m = pack([src], tok_path, str(tmp_path / "two"), shard_tokens=30_000, processes=2, progress=False)
+    m = pack([src], tok_path, str(tmp_path / "two"), shard_tokens=30_000, workers=2, progress=False)
 
     tok = bpe_lesson.load(tok_path)
     enc, eos = to_tiktoken(tok), tok.special_tokens[EOS]  # tiktoken: an independent encoder
@@ -136,12 +136,51 @@ def test_pack_on_two_workers_writes_every_document_in_order(tmp_path, tok_path, 
     assert ids.tolist() == [i for d in docs for i in enc.encode_ordinary(d) + [eos]]
     assert m["documents"] == len(docs) and m["empty_documents_skipped"] == 1 and len(parts) > 1
     assert all(p[-1] == eos for p in parts) and verify(str(tmp_path / "two"), tok_path) == []
-    if workers == "threads":
+    if kind == "threads":
         assert len(ran_on) > 10 and all(name.startswith("pack") for name in ran_on)
 
 
-@pytest.mark.parametrize("processes", [1, 2])
-def test_two_packs_at_once_each_encode_with_their_own_tokenizer(tok_path, other_tok_path, prose_docs, processes):
+def tiktoken_ids(tok_path, docs):
+    """The ids a pack of ``docs`` holds, by tiktoken (an independent encoder), an EOS after each."""
+    from bpe_lesson.formats.tiktoken_io import to_tiktoken
+
+    tok = bpe_lesson.load(tok_path)
+    enc, eos = to_tiktoken(tok), tok.special_tokens[EOS]
+    return [i for d in docs for i in enc.encode_ordinary(d) + [eos]]
+
+
+def test_processes_is_the_older_name_of_workers(tmp_path, tok_path, prose_docs):
+    # pack(processes=) still packs, and warns naming the new name; both at once is an error
+    src = write_jsonl(tmp_path / "p.jsonl", prose_docs[:6])
+    with pytest.warns(DeprecationWarning, match=r"^processes= is deprecated, the older name of workers=; "
+                                                r"use workers=$"):
+        pack([src], tok_path, str(tmp_path / "old"), processes=2, progress=False)
+    assert read_all(str(tmp_path / "old"))[0].tolist() == tiktoken_ids(tok_path, prose_docs[:6])
+    with pytest.raises(ValueError, match=r"^workers= and processes= are one setting"):
+        pack([src], tok_path, str(tmp_path / "both"), workers=2, processes=2, progress=False)
+    assert not os.path.exists(tmp_path / "both")  # refused before anything is written
+
+
+def test_the_command_line_takes_processes_as_the_older_name_of_workers(tmp_path, tok_path, prose_docs, capsys):
+    # --processes still packs, with one warning line naming --workers; both flags are a usage error
+    src = write_jsonl(tmp_path / "p.jsonl", prose_docs[:6])
+    want = tiktoken_ids(tok_path, prose_docs[:6])
+    argv = ["pack", src, "--tokenizer", tok_path, "--quiet"]
+    assert cli_main(argv + ["--out", str(tmp_path / "new"), "--workers", "2"]) == 0
+    assert capsys.readouterr().err == ""
+    assert read_all(str(tmp_path / "new"))[0].tolist() == want
+    assert cli_main(argv + ["--out", str(tmp_path / "cli"), "--processes", "2"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "bpe-lesson pack: warning: --processes is deprecated, the older name of --workers; use --workers"]
+    assert read_all(str(tmp_path / "cli"))[0].tolist() == want
+    assert cli_main(argv + ["--out", str(tmp_path / "cli2"), "--workers", "2", "--processes", "2"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "bpe-lesson pack: error: --workers and --processes are one setting (--processes is its older name); "
+        "give only --workers"]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_two_packs_at_once_each_encode_with_their_own_tokenizer(tok_path, other_tok_path, prose_docs, workers):
     # two packs in one process (say, two threads of a notebook) take batches in turn:
     # neither may encode with the other's tokenizer (a module-wide one did, from its 2nd batch)
     import bpe_lesson.lm.pack as packing
@@ -150,7 +189,7 @@ def test_two_packs_at_once_each_encode_with_their_own_tokenizer(tok_path, other_
     toks = [bpe_lesson.load(p) for p in (tok_path, other_tok_path)]
     docs = prose_docs[:6]
     runs = [packing._encoded(iter([[(k, "", d)] for k, d in enumerate(docs)]), tok, path,
-                             tok.special_tokens[EOS], "uint16", processes)
+                             tok.special_tokens[EOS], "uint16", workers)
             for tok, path in zip(toks, (tok_path, other_tok_path))]
     got = [[], []]
     for _ in docs:  # a batch of each in turn
@@ -279,7 +318,7 @@ def test_a_killed_pack_resumes_to_the_same_bytes(tmp_path, tok_path, prose_docs)
     paras[::97] = [""] * len(paras[::97])
     src = write_jsonl(tmp_path / "paras.jsonl", paras)
     ref, out = str(tmp_path / "ref"), str(tmp_path / "out")
-    pack([src], tok_path, ref, shard_tokens=400, processes=1, progress=False)
+    pack([src], tok_path, ref, shard_tokens=400, workers=1, progress=False)
     # the child's fsync sleeps 10 ms first, so that even a fast machine is caught midway
     shim = tmp_path / "shim"
     shim.mkdir()
@@ -287,7 +326,7 @@ def test_a_killed_pack_resumes_to_the_same_bytes(tmp_path, tok_path, prose_docs)
         "import os, time\n_fsync = os.fsync\nos.fsync = lambda fd: (time.sleep(0.01), _fsync(fd))[1]\n")
     env = dict(os.environ, PYTHONPATH=str(shim) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     cmd = [sys.executable, "-m", "bpe_lesson", "pack", src, "--tokenizer", tok_path, "--out", out,
-           "--shard-tokens", "400", "--processes", "1", "--quiet"]
+           "--shard-tokens", "400", "--workers", "1", "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     deadline = time.time() + 60
     while time.time() < deadline and proc.poll() is None:

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 
 import pytest
 import yaml
@@ -89,7 +90,7 @@ BAD = [
     (lambda d, r: {**d, "special_tokens": "<|endoftext|>"}, "special_tokens", "list of strings"),
     (lambda d, r: {**d, "working_set": 10}, "working_set", "did you mean 'working_set_mb'"),
     (lambda d, r: {**d, "working_set_mb": -1}, "working_set_mb", "positive number"),
-    (lambda d, r: {**d, "threads": 0}, "threads", "-1 for all cores"),
+    (lambda d, r: {**d, "workers": 0}, "workers", "-1 for all cores"),
     (lambda d, r: {**d, "pattern": "gpt3"}, "pattern", "unknown pattern name 'gpt3'"),
     (lambda d, r: {**d, "pattern": "(unclosed"}, "pattern", "not a valid regex"),
     (lambda d, r: {**d, "hardcoded_merges": "yes please"}, "hardcoded_merges", "true or false"),
@@ -115,6 +116,24 @@ def test_schema_errors_name_the_field_and_what_is_expected(corpus, change, field
     assert words in str(e.value)
 
 
+def test_threads_is_the_older_name_of_workers(corpus):
+    # threads: always meant worker processes; it is still read, and warns naming workers:
+    raw = make_config(corpus["root"], workers=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new name warns of nothing
+        want = parse_config(raw, source="cfg.yaml")
+    older = {**without(raw, "workers"), "threads": 2}
+    with pytest.warns(FutureWarning, match=r"^cfg\.yaml: threads: is deprecated, the older name of workers:; "
+                                           r"use workers:$"):
+        assert parse_config(older, source="cfg.yaml") == want
+    with pytest.raises(ConfigError, match=r"^cfg\.yaml: workers: and threads: are one setting \(threads: is its "
+                                          r"older name\); give only workers:$"):
+        parse_config({**raw, "threads": 2}, source="cfg.yaml")
+    with pytest.raises(ConfigError) as e:  # a typo is pointed at the new name, and threads: is not offered
+        parse_config({**raw, "worker": 2}, source="cfg.yaml")
+    assert "did you mean 'workers'" in str(e.value) and "threads" not in str(e.value)
+
+
 def test_a_folder_without_text_files_is_refused(tmp_path):
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "notes.md").write_text("hi")
@@ -130,7 +149,7 @@ def test_relative_paths_are_relative_to_the_config_file(corpus, tmp_path):
     assert cfg.output == str(corpus["root"] / "out" / "x.tiktoken")
     assert cfg.phases[0].sources[0].files == [str(corpus["root"] / "english" / "a.txt"),
                                                str(corpus["root"] / "english" / "more" / "b.txt")]
-    assert cfg.phases[0].name == "phase 1" and cfg.working_set_mb == 1024 and cfg.threads == -1
+    assert cfg.phases[0].name == "phase 1" and cfg.working_set_mb == 1024 and cfg.workers == _backend.CORES
     assert cfg.hardcoded_merges is True and cfg.pattern == bpe_lesson.patterns.GPT4_PATTERN
 
 
@@ -196,8 +215,8 @@ def phase_counts(corpus, trained):
     """The chunk counts of each phase's own sources, counted here from the texts."""
     cfg, _ = trained
     specials = [EOT, "<|pad|>"]
-    return (to_byte_counts(count_chunks(corpus["english"], cfg.pattern, specials, processes=1)),
-            to_byte_counts(count_chunks(corpus["code"], cfg.pattern, specials, processes=1)))
+    return (to_byte_counts(count_chunks(corpus["english"], cfg.pattern, specials, workers=1)),
+            to_byte_counts(count_chunks(corpus["code"], cfg.pattern, specials, workers=1)))
 
 
 def test_each_phase_is_what_the_textbook_trainer_learns(trained, phase_counts):
@@ -235,7 +254,7 @@ def test_without_hardcoded_merges_it_equals_train_on_the_same_documents(corpus, 
     cfg = parse_config(make_config(corpus["root"], hardcoded_merges=False, special_tokens=[],
                                    phases=[{"merges": 400, "sources": [{"path": str(corpus["root"] / "code")}]}]))
     ours = quiet(cfg, backend=backend, write=False).tokenizer
-    direct = bpe_lesson.train(corpus["code"], 256 + 400, pattern="gpt4", backend=backend, processes=1)
+    direct = bpe_lesson.train(corpus["code"], 256 + 400, pattern="gpt4", backend=backend, workers=1)
     assert ours.merges == direct.merges
 
 
@@ -346,12 +365,12 @@ def test_a_parquet_file_source(tmp_path, prose_docs, backend):
     cfg = parse_config({"output": str(tmp_path / "t.tiktoken"), "hardcoded_merges": False,
                         "phases": [{"merges": 100, "sources": [{"file": str(tmp_path / "p.parquet")}]}]})
     tok = quiet(cfg, backend=backend, write=False).tokenizer
-    assert tok.merges == bpe_lesson.train(docs, 356, backend=backend, processes=1).merges
+    assert tok.merges == bpe_lesson.train(docs, 356, backend=backend, workers=1).merges
 
 
 @pytest.mark.parametrize("budget_mb", [64, 0.2], ids=["all fits", "sampled"])
 def test_counting_on_workers_while_reading_changes_nothing(corpus, budget_mb, monkeypatch):
-    cfg = parse_config(make_config(corpus["root"], working_set_mb=budget_mb, threads=2,
+    cfg = parse_config(make_config(corpus["root"], working_set_mb=budget_mb, workers=2,
                                    phases=[{"merges": 150, "sources": [{"path": str(corpus["root"] / "english")},
                                                                        {"path": str(corpus["root"] / "code")}]}]))
     serial = quiet(cfg, write=False).phases[0]  # the corpus is below PARALLEL_MIN_BYTES: one process
@@ -371,7 +390,7 @@ def test_text_let_go_that_overflows_after_all_is_read_again(tmp_path, monkeypatc
     lines = "".join(f"{'abcdefghij'[i % 10]}{'klmnopq'[i % 7]}\n" for i in range(30_000))
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "lines.txt").write_text(lines)
-    cfg = parse_config({"output": str(tmp_path / "t.tiktoken"), "hardcoded_merges": False, "threads": 2,
+    cfg = parse_config({"output": str(tmp_path / "t.tiktoken"), "hardcoded_merges": False, "workers": 2,
                         "working_set_mb": 0.25, "phases": [{"merges": 40, "sources": [{"path": str(tmp_path / "src")}]}]})
     serial = quiet(cfg, write=False).phases[0]  # one process: never lets a unit go
     passes = []
@@ -400,7 +419,7 @@ def test_a_sampled_phase_trains_on_about_the_budget(corpus, tmp_path):
 # ---- the command line ------------------------------------------------------------
 
 def test_the_command_line_end_to_end(corpus, tmp_path):
-    cfg = make_config(corpus["root"], output="out/cli.tiktoken", threads=2,
+    cfg = make_config(corpus["root"], output="out/cli.tiktoken", workers=2,
                       phases=[{"name": "code", "merges": 50, "sources": [{"path": str(corpus["root"] / "code")}]}])
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
     run = subprocess.run([sys.executable, "-m", "bpe_lesson", "train", "-c", "cfg.yaml"],
@@ -417,6 +436,20 @@ def test_the_command_line_end_to_end(corpus, tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
     assert "bpe-lesson train: error: " in bad.stderr and "phases[0].merges: -1 is negative" in bad.stderr
+
+
+def test_the_command_line_warns_of_an_older_name_in_one_line(corpus, tmp_path):
+    code = [{"name": "code", "merges": 20, "sources": [{"path": str(corpus["root"] / "code")}]}]
+    cfg = make_config(corpus["root"], output="out/old.tiktoken", threads=1, hardcoded_merges=False, phases=code)
+    (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
+    run = subprocess.run([sys.executable, "-m", "bpe_lesson", "train", "-c", "cfg.yaml", "--quiet"],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.splitlines() == ["bpe-lesson train: warning: cfg.yaml: threads: is deprecated, the older "
+                                       "name of workers:; use workers:"]
+    new = {**without(cfg, "threads"), "workers": 1, "output": str(tmp_path / "new.tiktoken")}
+    assert bpe_lesson.load(str(tmp_path / "out" / "old.tiktoken")).merges == \
+        quiet(parse_config(new), write=False).tokenizer.merges
 
 
 def test_ctrl_c_on_the_command_line_writes_nothing(corpus, tmp_path):

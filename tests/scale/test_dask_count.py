@@ -73,7 +73,7 @@ def whole_file_counts(files, pattern):
 
 
 def config(root, **fields):
-    raw = {"output": str(root / "out.tiktoken"), "hardcoded_merges": False, "threads": 2,
+    raw = {"output": str(root / "out.tiktoken"), "hardcoded_merges": False, "workers": 2,
            "phases": [{"name": "stdlib", "merges": 200, "sources": [{"path": str(root)}]}], **fields}
     return parse_config(raw)
 

@@ -135,7 +135,7 @@ PEAK = r"""
 import json, resource, sys
 from bpe_lesson.scale.config import parse_config
 from bpe_lesson.scale.phases import train_from_config
-cfg = parse_config({"output": sys.argv[1], "working_set_mb": float(sys.argv[3]), "threads": 1,
+cfg = parse_config({"output": sys.argv[1], "working_set_mb": float(sys.argv[3]), "workers": 1,
                     "hardcoded_merges": False, "phases": [{"merges": 50, "sources": [{"file": sys.argv[2]}]}]})
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 result = train_from_config(cfg, progress=False, log=lambda line: None, write=False)

@@ -51,7 +51,7 @@ def test_streamed_counts_equal_whole_file_counts(corpus_files, name, monkeypatch
     monkeypatch.setattr(sources, "BLOCK_BYTES", 4096)  # many block boundaries: the carry is exercised
     pattern = PATTERNS[name]
     docs = [open(p, encoding="utf-8", newline="").read() for p in corpus_files]  # newline="": keep \r\n
-    want = to_byte_counts(count_chunks(docs, pattern, [EOT], processes=1))
+    want = to_byte_counts(count_chunks(docs, pattern, [EOT], workers=1))
     units, alone = stream_all(corpus_files, pattern)
     assert b"".join(units) == b"".join(open(p, "rb").read() for p in corpus_files)  # nothing lost or doubled
     assert len(units) > 2 * len(corpus_files)  # the files really were cut
@@ -65,9 +65,14 @@ def test_counting_on_workers_equals_counting_here(corpus_files, monkeypatch):
     # the reference: whole documents counted by chunks.count_chunks (anchored to regex.findall in
     # test_trainers.py), not the scale counter itself
     docs = [open(p, encoding="utf-8", newline="").read() for p in corpus_files]
-    want = to_byte_counts(count_chunks(docs, pattern, [EOT], processes=1))
-    assert count_units(units, alone, pattern, [EOT], processes=2) == want
+    want = to_byte_counts(count_chunks(docs, pattern, [EOT], workers=1))
+    assert count_units(units, alone, pattern, [EOT], workers=2) == want
     assert count_units(units, alone, pattern, [EOT]) == want
+    # processes=, the older name of workers=, still counts on worker processes, and warns
+    with pytest.warns(DeprecationWarning, match=r"^processes= is deprecated, the older name of workers="):
+        assert count_units(units, alone, pattern, [EOT], processes=2) == want
+    with pytest.raises(ValueError, match=r"^workers= and processes= are one setting"):
+        count_units(units, alone, pattern, [EOT], workers=2, processes=2)
 
 
 def test_a_line_longer_than_the_unit_limit_is_cut_at_a_character_boundary(tmp_path, monkeypatch):

@@ -3,7 +3,7 @@
 ``files`` (reading and writing files safely), ``progress`` (progress bars),
 ``unicode_data`` (tiktoken's character classes, stored, for ``unicode_classes``) and
 ``char_classes`` (the table the compiled scanners read), ``checks`` (the
-Tokenizer's argument checks), ``batch`` (``encode_batch`` and its threads),
+Tokenizer's argument checks, and a setting's older name), ``batch`` (``encode_batch`` and its threads),
 ``compiled_path`` (the backend a tokenizer runs on, bound once), ``cluster``
 (a Dask client, for the parts that count or pack on a cluster), ``streaming``
 (``encode_iterable``) and ``tiktoken_surface`` (the rest of

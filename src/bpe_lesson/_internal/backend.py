@@ -8,8 +8,9 @@ Every other module asks ``compiled(backend)`` (or ``resolve_backend``) and passe
 the caller's ``backend=`` down explicitly; nothing else looks at the environment
 or imports the extension.
 
-Also here, so there is one of each: the number of cores, and the input size from
-which worker processes (or threads) pay for themselves.
+Also here, so there is one of each: the number of cores, the input size from
+which worker processes (or threads) pay for themselves, and how many ``workers=``
+asks for (``resolve_workers``).
 
 What this module does not do: choose an algorithm (``trainer.get_trainer``).
 """
@@ -68,11 +69,11 @@ def compiled(backend: str | None):
     return native if resolve_backend(backend) == "cython" else None
 
 
-def workers(requested: int | None, size: int) -> int:
-    """How many workers to use: ``requested`` if given (-1: every core), else every core
-    for inputs of at least ``PARALLEL_MIN_BYTES``, one below.
+def resolve_workers(requested: int | None, size: int) -> int:
+    """How many workers to use (a ``workers=`` argument): ``requested`` if given (-1:
+    every core), else every core for inputs of at least ``PARALLEL_MIN_BYTES``, one below.
 
-    >>> workers(3, 10), workers(None, 10), workers(-1, 10) == CORES
+    >>> resolve_workers(3, 10), resolve_workers(None, 10), resolve_workers(-1, 10) == CORES
     (3, 1, True)
     """
     if requested is None:

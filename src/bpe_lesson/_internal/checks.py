@@ -1,4 +1,5 @@
-"""The Tokenizer's argument checks and conversions, and its search for disallowed special tokens.
+"""The Tokenizer's argument checks and conversions, its search for disallowed special
+tokens, and the one rule for a setting's older name (``renamed``).
 
 Each takes what a caller may pass (ids as a list, a NumPy array or a tensor; text as a
 ``str`` subclass; a dtype) and gives the one form the encoder works with, or an error
@@ -11,6 +12,7 @@ special tokens are allowed (``Tokenizer._special_sets``).
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -45,6 +47,38 @@ def check_special_tokens(specials, where: str = "special_tokens") -> dict:
             raise ValueError(f"{where}: {text!r} holds a lone surrogate ({text[e.start]!r} at {e.start}), "
                              f"which UTF-8 cannot hold; a special token must be valid text") from None
     return {str.__str__(text): i for text, i in specials.items()}
+
+
+def renamed(old: str, old_value, new: str, new_value, *, shown: str = "{}=", where: str = "",
+            category=DeprecationWarning, stacklevel: int = 3):
+    """The value of a setting that has a new name and an older one, each None when not
+    given: ``new_value``, else ``old_value`` with a warning that names the new name; both
+    given is a ValueError that names both. One rule for a keyword argument (a
+    ``DeprecationWarning``), a YAML key and a command-line flag (``FutureWarning``, which
+    is shown to the user of a tool). ``shown`` writes a name as the user typed it
+    (``{}=`` a keyword, ``{}:`` a YAML key, ``--{}`` a flag); ``where`` begins the
+    messages (a config file's name); ``stacklevel`` 3 points the warning at the caller's
+    caller (the line that called ``train(processes=2)``, not ``train``).
+
+    >>> renamed("processes", None, "workers", 2)
+    2
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     renamed("processes", 2, "workers", None)
+    2
+    >>> print(caught[0].category.__name__, caught[0].message)
+    DeprecationWarning processes= is deprecated, the older name of workers=; use workers=
+    >>> renamed("threads", 2, "workers", 4, shown="{}:", where="tok.yaml: ")
+    Traceback (most recent call last):
+    ValueError: tok.yaml: workers: and threads: are one setting (threads: is its older name); give only workers:
+    """
+    old, new = shown.format(old), shown.format(new)
+    if old_value is None:
+        return new_value
+    if new_value is not None:
+        raise ValueError(f"{where}{new} and {old} are one setting ({old} is its older name); give only {new}")
+    warnings.warn(f"{where}{old} is deprecated, the older name of {new}; use {new}", category, stacklevel=stacklevel)
+    return old_value
 
 
 def as_ids(ids) -> list:

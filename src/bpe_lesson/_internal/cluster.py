@@ -3,7 +3,7 @@
 ``dask_client(scheduler=None, workers=2)`` is a context manager that yields a
 ``distributed.Client``:
   * with no ``scheduler`` it starts a ``LocalCluster`` of ``workers`` worker
-    processes (``threads`` threads each, no dashboard) on this machine, and closes
+    processes (``num_threads`` threads each, no dashboard) on this machine, and closes
     the client and the cluster on the way out, whatever happened inside;
   * with ``scheduler="tcp://host:8786"`` it connects to a running cluster (on
     Kubernetes, YARN, an HPC batch system...) and gives up after ``timeout``
@@ -66,7 +66,7 @@ def _distributed():
 
 
 @contextmanager
-def dask_client(scheduler: str | None = None, workers: int = 2, threads: int = 1,
+def dask_client(scheduler: str | None = None, workers: int = 2, num_threads: int = 1,
                 timeout: float = DEFAULT_TIMEOUT):
     """Yield a ``distributed.Client``: on ``scheduler``, or on a LocalCluster closed on exit.
 
@@ -94,7 +94,7 @@ def dask_client(scheduler: str | None = None, workers: int = 2, threads: int = 1
     # machine a worker may log "Failed to communicate with scheduler during heartbeat" at
     # ERROR while the scheduler is already gone; that noise reached notebooks' stderr. A task
     # that fails still raises in the client, so nothing real is hidden.
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
+    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=num_threads, processes=True,
                                        host="127.0.0.1", dashboard_address=None,
                                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                                        silence_logs=logging.CRITICAL)

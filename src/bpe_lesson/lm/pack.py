@@ -48,7 +48,8 @@ from multiprocessing.pool import AsyncResult
 
 import numpy as np
 
-from .._internal.backend import workers
+from .._internal.backend import resolve_workers
+from .._internal.checks import renamed
 from .._internal.cluster import dask_client
 from .._internal.progress import check_progress, progress_bar
 from ..formats.documents import STDIN, expand_sources, iter_documents
@@ -67,9 +68,6 @@ _BATCH_CHARS = 256_000  # text per task sent to a worker process
 # 1.38x with 8 MB; with 256 KB the threads waited a third of their time
 _THREAD_BATCH_CHARS = 4_000_000
 
-
-# ---- reading documents: the package's one reader (documents.py) ---------------------
-# expand_sources and iter_documents are documents.py's, imported above and used by name here
 
 # ---- encoding, in this process or in a pool ------------------------------------
 _worker = {}  # the tokenizer, EOS id and dtype of this worker process (_init_worker)
@@ -103,27 +101,26 @@ def _encode_batch(texts, tok=None, eos=None, dtype=None):
     return np.array(lengths, dtype=np.int64), flat
 
 
-def _on_threads(tokenizer, processes: int) -> bool:
-    """Whether ``processes`` workers are threads of this process (see ``_encoded``)."""
-    return processes > 1 and tokenizer._fast_encoder() is not None
+def _on_threads(tokenizer, workers: int) -> bool:
+    """Whether the ``workers`` are threads of this process (see ``_encoded``)."""
+    return workers > 1 and tokenizer._fast_encoder() is not None
 
 
-def _encoded(batches, tokenizer, tokenizer_path, eos_id, dtype, processes):
-    """Yield ``(batch, (lengths, flat))`` in input order, with at most 2 x processes tasks in flight.
+def _encoded(batches, tokenizer, tokenizer_path, eos_id, dtype, workers):
+    """Yield ``(batch, (lengths, flat))`` in input order, with at most 2 x workers tasks in flight.
 
-    ``processes`` workers encode while this thread reads, parses and writes. With the
-    compiled encoder they are threads of this process: its batch call lets go of the
-    GIL, so nothing is copied between processes. With the Python backend, which holds
-    the GIL, they are worker processes.
+    ``workers`` encode while this thread reads, parses and writes: threads of this process
+    with the compiled encoder (its batch call lets go of the GIL, so nothing is copied between
+    processes), worker processes with the Python backend, which holds the GIL.
     """
-    if processes <= 1:
+    if workers <= 1:
         for batch in batches:
             yield batch, _encode_batch([t for _, _, t in batch], tokenizer, eos_id, dtype)
         return
-    if _on_threads(tokenizer, processes):
+    if _on_threads(tokenizer, workers):
         # why not processes: a fork pool pickled every batch's text out and its ids back, and
         # 2 processes packed 50 MB of code at 0.76x the speed of 1 (benchmarks/pack_speed.py)
-        pool = ThreadPoolExecutor(processes, thread_name_prefix="pack")
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="pack")
         submit = lambda texts: pool.submit(_encode_batch, texts, tokenizer, eos_id, dtype)
         result = Future.result
     else:
@@ -131,14 +128,14 @@ def _encoded(batches, tokenizer, tokenizer_path, eos_id, dtype, processes):
         # milliseconds, in a notebook too; elsewhere (spawn) each worker loads the file
         method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
         init = (tokenizer if method == "fork" else tokenizer_path, eos_id, dtype)
-        pool = mp.get_context(method).Pool(processes, initializer=_init_worker, initargs=init)
+        pool = mp.get_context(method).Pool(workers, initializer=_init_worker, initargs=init)
         submit = lambda texts: pool.apply_async(_encode_batch, (texts,))
         result = AsyncResult.get
     with pool:
         pending = deque()  # (batch, its task), oldest first
         for batch in batches:
             pending.append((batch, submit([t for _, _, t in batch])))
-            if len(pending) >= 2 * processes:
+            if len(pending) >= 2 * workers:
                 b, r = pending.popleft()
                 yield b, result(r)
         while pending:
@@ -215,23 +212,23 @@ class ShardWriter:
 
 # ---- pack -----------------------------------------------------------------------
 def pack(sources, tokenizer, out_dir, *, shard_tokens: int = DEFAULT_SHARD_TOKENS, eos: str | None = None,
-         pad: str | None = None, text_field: str = "text", processes: int | None = None,
+         pad: str | None = None, text_field: str = "text", workers: int | None = None,
          overwrite: bool = False, progress: bool | None = None, engine: str = "local", scheduler: str | None = None,
-         glob: str | None = None) -> dict:
+         glob: str | None = None, processes: int | None = None) -> dict:
     """Encode the documents of ``sources`` into shards in ``out_dir``; return the manifest.
 
     ``tokenizer``: the path of a JSON or ``.tiktoken`` tokenizer file (its sha256
     goes into the manifest), a ``Tokenizer``, or a model vocabulary's name
     (``"cl100k_base"``, ``"llama3"``, ... as ``from_pretrained`` takes); the last two
     are first written into ``out_dir`` as ``tokenizer.tiktoken`` (+ its sidecar), so
-    the folder carries the tokenizer its ids need. ``processes``: how many workers encode (threads of
-    this process with the compiled encoder, worker processes with the Python
-    backend); ``None``: all cores when the input is large, one otherwise. A run
-    over a folder that holds ``pack_state.json`` with the same settings resumes
-    where that run stopped. ``engine="dask"``: the workers of a Dask cluster
-    encode and write the shards (``dask_pack.py``), on ``scheduler`` or on a
-    LocalCluster of ``processes`` workers; same bytes. ``progress``: a bar on stderr,
-    None (default) on a terminal only, True always, False never (``_internal/progress.py``).
+    the folder carries the tokenizer its ids need. ``workers``: how many encode at once, of the
+    kind the encoder allows: threads of this process with the compiled encoder (it lets go of
+    the GIL), worker processes with the Python one, a LocalCluster's with ``engine="dask"``;
+    None: all cores for a large input, else one; -1: all cores (``processes``, its older name,
+    warns). A run over a folder holding ``pack_state.json`` with the same settings resumes where
+    that run stopped. ``engine="dask"``: the workers of a Dask cluster encode and write the
+    shards (``dask_pack.py``), on ``scheduler`` or a LocalCluster; same bytes. ``progress``: a
+    bar on stderr, None (default) on a terminal only, True always, False never (``_internal/progress.py``).
 
     ``sources`` and ``text_field``/``glob`` are read as ``train`` reads them
     (``documents.py``): ``.txt``, ``.jsonl`` (the field ``text_field`` of each
@@ -243,9 +240,10 @@ def pack(sources, tokenizer, out_dir, *, shard_tokens: int = DEFAULT_SHARD_TOKEN
     end-of-text token, as the Hugging Face export names it (``<|endoftext|>``,
     else ``<|end_of_text|>`` for Llama 3, ``<|im_end|>``, ``</s>``, ...).
     """
+    workers = renamed("processes", processes, "workers", workers)
     check_progress(progress)
     if engine not in ("local", "dask"):
-        raise ValueError(f"engine {engine!r} should be local (processes here) or dask (a Dask cluster)")
+        raise ValueError(f"engine {engine!r} should be local (workers here) or dask (a Dask cluster)")
     if scheduler is not None and engine != "dask":
         raise ValueError(f"a scheduler ({scheduler}) is only used with engine dask (--engine dask)")
     if isinstance(shard_tokens, bool) or not isinstance(shard_tokens, int) or shard_tokens < 2:
@@ -260,7 +258,7 @@ def pack(sources, tokenizer, out_dir, *, shard_tokens: int = DEFAULT_SHARD_TOKEN
     with folder_lock(out_dir):  # taken first: a tokenizer given by name or object is written into the folder
         tok_path = tokenizer_file(tokenizer, out_dir)
         job = PackJob.plan(expand_sources(sources, glob), text_field, tok_path, eos, pad, shard_tokens, out_dir)
-        job.processes, job.progress, job.engine, job.scheduler = processes, progress, engine, scheduler
+        job.workers, job.progress, job.engine, job.scheduler = workers, progress, engine, scheduler
         return job.run(overwrite)
 
 
@@ -287,7 +285,7 @@ class PackJob:
     # where to write, and who does the work
     out_dir: str
     settings: dict         # what a resumed run must match (pack_state.json)
-    processes: int | None = None
+    workers: int | None = None
     progress: bool | None = None
     engine: str = "local"
     scheduler: str | None = None
@@ -340,15 +338,15 @@ class PackJob:
     def write(self, state) -> tuple[int, int]:
         """Encode and write the shards from where ``state`` stopped; return (documents, empty ones)."""
         _clean_partial(self.out_dir, keep=len(state["shards"]))
-        processes = workers(self.processes, sum(size for _, size, _ in self.settings["sources"]))
+        workers = resolve_workers(self.workers, sum(size for _, size, _ in self.settings["sources"]))
         if self.engine == "dask":  # encoded and written by the workers of a Dask cluster (dask_pack.py)
-            with dask_client(self.scheduler, workers=processes) as client:
+            with dask_client(self.scheduler, workers=workers) as client:
                 job = ShardSettings(iter_documents, self.text_field, self.tok_path, self.eos_id, self.dtype, self.shard_tokens)
                 return write_shards_on_dask(client, self.paths, job, self.out_dir, state,
                                             lambda: _write_json(self.state_path, state), self.progress)
-        return self.write_here(state, processes)
+        return self.write_here(state, workers)
 
-    def write_here(self, state, processes: int) -> tuple[int, int]:
+    def write_here(self, state, workers: int) -> tuple[int, int]:
         """Encode and write the shards here (this process and its workers); return (documents, empty ones)."""
         shards = state["shards"]  # list of shard records, in order
         for parts in glob.glob(os.path.join(self.out_dir, ".parts-*")):
@@ -364,10 +362,10 @@ class PackJob:
             _write_json(self.state_path, state)  # after the rename: a shard on disk is only "done" once recorded
 
         seen = [0]  # documents read so far, empty ones included
-        chars = _THREAD_BATCH_CHARS if _on_threads(self.tok, processes) else _BATCH_CHARS
+        chars = _THREAD_BATCH_CHARS if _on_threads(self.tok, workers) else _BATCH_CHARS
         docs = _batches(iter_documents(self.paths, self.text_field), done[0], seen, chars)
         with progress_bar(self.progress, delay=2.0, desc="pack", unit="doc") as bar:
-            for batch, (lengths, flat) in _encoded(docs, self.tok, self.tok_path, self.eos_id, self.dtype, processes):
+            for batch, (lengths, flat) in _encoded(docs, self.tok, self.tok_path, self.eos_id, self.dtype, workers):
                 offset = 0
                 for (index, label, _), n in zip(batch, lengths.tolist()):
                     n_empty += index - last_index - 1  # the empty documents skipped since the last one
@@ -423,22 +421,24 @@ def add_pack_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--glob", default=None, metavar="PATTERN",
                    help="in a folder, read the files whose relative path matches, e.g. '*.py' (default: every "
                         ".txt, .jsonl and .parquet file)")
-    p.add_argument("--processes", type=int, default=None, help="workers that encode: threads with the compiled encoder, "
-                        "processes with the Python one (default: all cores for large inputs)")
+    p.add_argument("--workers", type=int, metavar="N", help="how many encode at once: threads with the compiled "
+                   "encoder, processes with the Python one (default: all cores for large inputs; -1: all cores)")
+    p.add_argument("--processes", type=int, metavar="N", help="the older name of --workers (deprecated: it warns)")
     p.add_argument("--engine", choices=("local", "dask"), default="local",
                    help="local: workers here (default); dask: the workers of a Dask cluster")
     p.add_argument("--scheduler", default=None, metavar="ADDR",
                    help="with --engine dask: a running cluster, e.g. tcp://10.0.0.5:8786 "
-                        "(default: a LocalCluster of --processes workers)")
+                        "(default: a LocalCluster of --workers workers)")
     p.add_argument("--overwrite", action="store_true", help="replace the shards of a finished pack in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bar (there is one only when stderr is a "
                    "terminal)")
 
 
 def run_pack(args) -> int:
+    workers = renamed("processes", args.processes, "workers", args.workers, shown="--{}", category=FutureWarning)
     try:
         m = pack(args.sources, args.tokenizer, args.out, shard_tokens=args.shard_tokens, eos=args.eos, pad=args.pad,
-                 text_field=args.text_field, processes=args.processes, overwrite=args.overwrite,
+                 text_field=args.text_field, workers=workers, overwrite=args.overwrite,
                  progress=False if args.quiet else None, engine=args.engine, scheduler=args.scheduler, glob=args.glob)
     except OSError as e:  # a disk that fills up, a folder made read-only mid-run: a message, not a traceback
         if isinstance(e, FileNotFoundError):

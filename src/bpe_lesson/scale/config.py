@@ -9,7 +9,7 @@ learns only from its own sources. The ids come out as
     0-255 bytes | 256-1416 hardcoded | phase 1 | phase 2 | ... | special tokens
 
 ``phases.py`` runs them: per phase, stream the sources (``sources.py``) into a
-memory budget (``reservoir.py``), count the chunks on ``threads`` worker
+memory budget (``reservoir.py``), count the chunks on ``workers`` worker
 processes (``counting.py``), then run the compiled merge loop with a progress
 bar, and print a one-line summary.
 
@@ -17,9 +17,9 @@ An example, with every field (``examples/tokenizer.yaml``)::
 
     output: ./my_tokenizer.tiktoken   # required; relative paths are relative to this file
     working_set_mb: 1024              # memory budget for a phase's training text, MiB (default 1024)
-    threads: -1                       # worker processes for counting; -1 = all cores
+    workers: -1                       # worker processes for counting; -1 = all cores
     engine: local                     # local (worker processes here) | dask (a Dask cluster)
-    # scheduler: tcp://10.0.0.5:8786  # engine dask: a running cluster (none: a LocalCluster of `threads`)
+    # scheduler: tcp://10.0.0.5:8786  # engine dask: a running cluster (none: a LocalCluster of `workers`)
     verbose: false                    # print every merge
     progress: null                    # bars on stderr: null = on a terminal only; true = always; false = never
     pattern: gpt4                     # gpt2 | gpt4 | o200k | a regex
@@ -43,7 +43,8 @@ A source reads its files as ``pack`` and ``train`` read them (``documents.py``):
 ``text_field`` names the field of a ``.jsonl`` line (default ``text``) and the
 parquet column (default: every string column); ``glob`` picks a folder's files.
 ``columns: [a, b]`` (several parquet columns) is the older name, still accepted
-and deprecated in favour of ``text_field``.
+and deprecated in favour of ``text_field``. So is ``threads:``, the older name of
+``workers:`` (it always meant worker processes); it warns (``checks.renamed``).
 
 What this module does not do: run anything (``phases.py``), or read, split, count
 or merge (``sources.py``, ``counting.py`` and the trainers do).
@@ -62,6 +63,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from .._internal.backend import CORES
+from .._internal.checks import renamed
 from .._internal.cluster import check_address
 from ..formats.documents import STDIN
 from ..incremental import TIE_BREAKS
@@ -71,10 +73,11 @@ from .sources import list_files
 
 MB = 1 << 20
 DEFAULT_WORKING_SET_MB = 1024
-TOP_FIELDS = ("output", "working_set_mb", "threads", "engine", "scheduler", "verbose", "progress", "pattern",
+TOP_FIELDS = ("output", "working_set_mb", "workers", "engine", "scheduler", "verbose", "progress", "pattern",
               "hardcoded_merges", "special_tokens", "seed", "tie_break", "min_frequency", "max_token_length",
               "phases")
 ENGINES = ("local", "dask")
+OLDER_FIELDS = {"threads": "workers"}  # older name -> the field's name now; still read, with a warning
 PHASE_FIELDS = ("name", "merges", "sources")
 SOURCE_FIELDS = ("path", "file", "text_field", "glob", "columns")
 
@@ -105,14 +108,14 @@ class Config:
     output: str  # absolute path of the .tiktoken file
     phases: list[Phase]
     working_set_mb: float = DEFAULT_WORKING_SET_MB
-    threads: int = -1
+    workers: int = CORES  # worker processes (engine dask: LocalCluster workers) that count; YAML's -1: CORES
     verbose: bool = False
     pattern: str = PATTERNS["gpt4"]  # the regex itself
     hardcoded_merges: bool = True
     special_tokens: list[str] = field(default_factory=list)
     seed: int = 0
     engine: str = "local"  # "local" or "dask" (scale/dask_count.py)
-    scheduler: str | None = None  # engine dask: tcp://host:port, or None for a LocalCluster of `threads` workers
+    scheduler: str | None = None  # engine dask: tcp://host:port, or None for a LocalCluster of `workers` workers
     tie_break: str = "smallest-ids"  # or "greatest-bytes"
     min_frequency: int = 2
     max_token_length: int | None = None
@@ -124,18 +127,13 @@ class Config:
         return {"tie_break": self.tie_break, "min_frequency": self.min_frequency,
                 "max_token_length": self.max_token_length}
 
-    @property
-    def processes(self) -> int:
-        """``threads`` as a number of processes (-1 = the cores this process may use)."""
-        return CORES if self.threads == -1 else self.threads
-
 
 # ---- reading and checking a config -----------------------------------------
 
 
 SHOW_CHARS = 60  # a value shown in a message: at most this many characters of its repr
 MAX_CONFIG_BYTES = 1 << 20  # a config is a page of YAML; 1 MiB is far more
-MAX_THREADS = 1024  # above this a threads value is a typo, not a machine
+MAX_WORKERS = 1024  # above this a workers value is a typo, not a machine
 MAX_CONFIG_NODES = 100_000  # values once aliases are expanded (a config has a few hundred)
 
 
@@ -237,7 +235,7 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
 
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: expected a mapping of fields (output, phases, ...), got {type(raw).__name__}")
-    _unknown(raw, TOP_FIELDS, "", fail)
+    _unknown({k: v for k, v in raw.items() if k not in OLDER_FIELDS}, TOP_FIELDS, "", fail)
 
     output = raw.get("output")
     if output is None:
@@ -251,16 +249,22 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
     if isinstance(ws, bool) or not isinstance(ws, (int, float)) or not ws > 0 or not math.isfinite(ws):
         raise fail("working_set_mb", f"{_show(ws)} should be a positive number of megabytes, finite, e.g. 1024")
 
-    threads = raw.get("threads", -1)
-    if isinstance(threads, bool) or not isinstance(threads, int) or not (threads == -1 or threads >= 1):
-        raise fail("threads", f"{_show(threads)} should be a whole number >= 1, or -1 for all cores")
-    if threads > MAX_THREADS:
-        raise fail("threads", f"{threads:,} worker processes is absurd (at most {MAX_THREADS:,}); this machine "
+    try:
+        workers = renamed("threads", raw.get("threads"), "workers", raw.get("workers"), shown="{}:",
+                          where=f"{source}: ", category=FutureWarning, stacklevel=3)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    workers = -1 if workers is None else workers
+    if isinstance(workers, bool) or not isinstance(workers, int) or not (workers == -1 or workers >= 1):
+        raise fail("workers", f"{_show(workers)} should be a whole number >= 1, or -1 for all cores")
+    if workers > MAX_WORKERS:
+        raise fail("workers", f"{workers:,} worker processes is absurd (at most {MAX_WORKERS:,}); this machine "
                               f"has {CORES} cores: use -1 for all of them")
-    if threads > CORES and raw.get("scheduler") is None:  # (a remote cluster has its own cores)
-        warnings.warn(f"{source}: threads: {threads} is more than the {CORES} cores this process may use; "
+    if workers > CORES and raw.get("scheduler") is None:  # (a remote cluster has its own cores)
+        warnings.warn(f"{source}: workers: {workers} is more than the {CORES} cores this process may use; "
                       f"counting runs {CORES} worker processes (more would only take turns)", stacklevel=2)
-        threads = CORES
+        workers = CORES
+    workers = CORES if workers == -1 else workers
 
     engine = raw.get("engine", "local")
     if engine not in ENGINES:
@@ -336,7 +340,7 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
         raise fail(stdin[0] + ".file", "standard input cannot be shared out to Dask workers; "
                                        "write it to a file first, or use engine: local")
 
-    return Config(output=_abs(output, base_dir), phases=phases, working_set_mb=ws, threads=threads,
+    return Config(output=_abs(output, base_dir), phases=phases, working_set_mb=ws, workers=workers,
                   verbose=flags["verbose"], pattern=pattern, hardcoded_merges=flags["hardcoded_merges"],
                   special_tokens=list(specials), seed=seed, engine=engine, scheduler=scheduler,
                   tie_break=tie_break, min_frequency=min_frequency, max_token_length=max_token_length,

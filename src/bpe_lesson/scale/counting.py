@@ -20,6 +20,7 @@ from itertools import accumulate
 
 import regex
 
+from .._internal.checks import renamed
 from ..chunks import compiled_counter
 from ..patterns import GPT4_PATTERN, compile_pattern, ordinary_pieces, special_regex
 
@@ -175,25 +176,29 @@ def _tasks(units, alone, pattern, special_tokens, backend=None):
         start = stop
 
 
-def count_units(units, alone, pattern, special_tokens=(), processes: int = 1, *, backend=None) -> dict[bytes, int]:
-    """Chunk counts of all the units: slices counted on ``processes`` workers (map), added here (reduce).
+def count_units(units, alone, pattern, special_tokens=(), workers: int | None = None, *, backend=None,
+                processes: int | None = None) -> dict[bytes, int]:
+    """Chunk counts of all the units: slices counted on ``workers`` worker processes (map), added
+    here (reduce); ``workers`` None or 1: all counted in this process. ``processes`` is its
+    older name (deprecated).
 
     >>> sorted(count_units([b"a b\\n", b"a b\\n"], bytearray(2), GPT4_PATTERN).items())
     [(b'\\n', 2), (b' b', 2), (b'a', 2)]
     """
-    if processes <= 1:
+    workers = renamed("processes", processes, "workers", workers)
+    if workers is None or workers <= 1:
         total: dict[bytes, int] = {}
         for args in _tasks(units, alone, pattern, list(special_tokens), backend):
             _add(total, _count_task(args))
         return total
-    with CountingPool(processes, pattern, special_tokens, backend=backend) as pool:
+    with CountingPool(workers, pattern, special_tokens, backend=backend) as pool:
         pool.submit(units, alone)
         return pool.result()
 
 
 class CountingPool:
-    """Worker processes that count units while the parent is still reading (map), and the
-    running total of what they sent back (reduce).
+    """``workers`` worker processes that count units while the parent is still reading (map),
+    and the running total of what they sent back (reduce).
 
     ``submit`` queues slices of units; it waits for the oldest task when more than two
     per worker are in flight, so the text in transit stays a few MiB whatever the
@@ -201,11 +206,11 @@ class CountingPool:
     so they start in milliseconds and inherit the compiled regexes.
     """
 
-    def __init__(self, processes: int, pattern: str, special_tokens=(), *, backend=None):
-        self._pool = mp.get_context("fork").Pool(processes)
+    def __init__(self, workers: int, pattern: str, special_tokens=(), *, backend=None):
+        self._pool = mp.get_context("fork").Pool(workers)
         self._pattern, self._specials, self._backend = pattern, list(special_tokens), backend
         self._in_flight = []  # AsyncResult of each task not yet added
-        self._limit = 2 * processes
+        self._limit = 2 * workers
         self.total: dict[bytes, int] = {}
 
     def submit(self, units, alone) -> None:

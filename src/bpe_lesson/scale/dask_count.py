@@ -214,15 +214,15 @@ def count_on_cluster(client, tasks, pattern: str, special_tokens=(), count=count
 def count_phase(cfg: Config, phase: Phase, task_bytes: int | None = None, backend=None):
     """Count a phase on the cluster ``cfg`` names; return ``(counts, report fields, reduce seconds)``.
 
-    With no ``scheduler`` in the config, a LocalCluster of ``cfg.processes``
+    With no ``scheduler`` in the config, a LocalCluster of ``cfg.workers``
     workers (one thread each) is started and closed around the count.
     """
     files = [(path, source.columns) for source in phase.sources for path in source.files]
-    threads = 1
+    num_threads = 1  # per worker
     if task_bytes is None:
-        task_bytes = min(TASK_BYTES, int(cfg.working_set_mb * MB) // threads)
+        task_bytes = min(TASK_BYTES, int(cfg.working_set_mb * MB) // num_threads)
     tasks = plan_tasks(files, cfg.pattern, task_bytes)
-    with dask_client(cfg.scheduler, workers=cfg.processes, threads=threads) as client:
+    with dask_client(cfg.scheduler, workers=cfg.workers, num_threads=num_threads) as client:
         (counts, n_bytes, n_units), reduce_s = count_on_cluster(client, tasks, cfg.pattern, cfg.special_tokens,
                                                                 backend=backend)
     report = dict(bytes_read=n_bytes, units_read=n_units, bytes_held=n_bytes, units_held=n_units, sampled=False)

@@ -149,7 +149,7 @@ def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_inter
     files = [path for source in phase.sources for path in source.files]
     size = sum(os.path.getsize(path) for path in files if path != STDIN)
     plain = all(path != STDIN and not path.endswith(".parquet") for path in files)  # .jsonl: file >= text
-    if plain and size <= cfg.working_set_mb * MB / 2 and _processes(cfg, size) > 1:
+    if plain and size <= cfg.working_set_mb * MB / 2 and _workers(cfg, size) > 1:
         try:
             return _read_and_count(cfg, phase, seed, progress, check_interrupt, backend, forget=True)
         except _Overflow:
@@ -157,8 +157,8 @@ def count_local(cfg: Config, phase: Phase, seed: int, progress=None, check_inter
     return _read_and_count(cfg, phase, seed, progress, check_interrupt, backend, forget=False)
 
 
-def _processes(cfg: Config, size: int) -> int:
-    return cfg.processes if size >= PARALLEL_MIN_BYTES else 1
+def _workers(cfg: Config, size: int) -> int:
+    return cfg.workers if size >= PARALLEL_MIN_BYTES else 1
 
 
 def _read_and_count(cfg: Config, phase: Phase, seed: int, progress, check_interrupt, backend, *, forget: bool):
@@ -167,8 +167,8 @@ def _read_and_count(cfg: Config, phase: Phase, seed: int, progress, check_interr
     files = [(path, source.columns) for source in phase.sources for path in source.files]
     # on disk: parquet is compressed, a guess; standard input has no size (read it with one process)
     size = sum(os.path.getsize(path) for path, _ in files if path != STDIN)
-    processes = _processes(cfg, size)
-    pool = CountingPool(processes, cfg.pattern, cfg.special_tokens, backend=backend) if processes > 1 else None
+    workers = _workers(cfg, size)
+    pool = CountingPool(workers, cfg.pattern, cfg.special_tokens, backend=backend) if workers > 1 else None
     try:
         # 1. stream every source into the memory budget; while everything still fits, the
         #    workers count what has been read so far (so reading and counting overlap)
@@ -202,7 +202,7 @@ def _read_and_count(cfg: Config, phase: Phase, seed: int, progress, check_interr
             if pool is not None:
                 pool.close()
                 pool = None
-            counts = count_units(reservoir.units, reservoir.alone, cfg.pattern, cfg.special_tokens, processes,
+            counts = count_units(reservoir.units, reservoir.alone, cfg.pattern, cfg.special_tokens, workers,
                                  backend=backend)
     finally:
         if pool is not None:
