@@ -140,7 +140,10 @@ def stretches(tok, pieces, allowed_special=frozenset(), disallowed_special="all"
     parts, size = [], 0  # the pieces since the last cut, and their length
     limit = hold         # search for a cut when they hold this much
     start = 0            # newlines before this are known not to be cuts
-    for piece in _checked(pieces, kinds):
+    kind = bytes if binary else str
+    for k, piece in enumerate(pieces):
+        if type(piece) is not kind:
+            _check_piece(k, piece, kinds)
         parts.append(piece)
         size += len(piece)
         if size < limit:
@@ -164,7 +167,10 @@ def stretches(tok, pieces, allowed_special=frozenset(), disallowed_special="all"
 
 def _mapped(f, hold):
     """The rest of binary file ``f`` mapped into memory (read-only), or None: a stream that
-    is not a regular file, or less than ``hold`` bytes of it left (read as blocks)."""
+    is not a regular file, or less than ``hold`` bytes of it left (read as blocks).
+    subtle: as with any mapping, a file cut shorter by another process while it is
+    being encoded ends this one (SIGBUS); a file that may change underneath should be
+    passed as text, or copied first."""
     try:
         fd, at = f.fileno(), f.tell()
         if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size - at < hold:
@@ -205,14 +211,17 @@ def _mapped_stretches(mm, f, cut, hold, encode, allowed_special, disallowed_spec
 def _checked(pieces, kinds):
     """The pieces, each checked to be of ``kinds`` (str, or bytes-like: the first piece's)."""
     for k, piece in enumerate(pieces):
-        if type(piece) is not str and not isinstance(piece, kinds):
-            raise TypeError(f"encode_iterable takes pieces of text (str) or of UTF-8 bytes, one or the other; "
-                            f"piece {k} is a {type(piece).__name__} among "
-                            f"{'bytes' if kinds is not str else 'str'}")
-        if kinds is not str and type(piece) is str:
-            raise TypeError(f"encode_iterable takes pieces of text (str) or of UTF-8 bytes, one or the other; "
-                            f"piece {k} is a str among bytes")
+        _check_piece(k, piece, kinds)
         yield piece
+
+
+def _check_piece(k: int, piece, kinds) -> None:
+    """Refuse piece ``k`` unless it is of ``kinds`` (a str subclass among str is fine)."""
+    among = "str" if kinds is str else "bytes"
+    if isinstance(piece, kinds) and not (kinds is not str and isinstance(piece, str)):
+        return
+    raise TypeError(f"encode_iterable takes pieces of text (str) or of UTF-8 bytes, one or the other; "
+                    f"piece {k} is a {type(piece).__name__} among {among}")
 
 
 def _utf8(tok, encode, array: bool):
