@@ -12,8 +12,10 @@ CORPUS (``_corpus.py``) is written once to a temporary file. Timed, the median o
 
 - ``whole``: read the file into one string, ``tok.encode(text)``, then take the ids one
   by one (``deque(ids, maxlen=0)``: iteration at C speed);
-- ``stream``: ``deque(tok.encode_iterable(open(path)), maxlen=0)``, the file read a
-  block at a time and the ids taken as they come (nothing holds all of them).
+- ``stream``: ``deque(tok.encode_iterable(open(path)), maxlen=0)``, the ids taken as
+  they come (nothing holds all of them); a UTF-8 text file not yet read from is
+  mapped and its bytes encoded up to its first "\r" (there is none here), else
+  read a block at a time;
 
 - ``arrays``: ``sum(len(a) for a in tok.encode_iterable_to_numpy(open(path)))``, one
   NumPy array per stretch (no Python int per id);

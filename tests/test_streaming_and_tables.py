@@ -293,6 +293,35 @@ def test_from_vocab_names_what_is_wrong(vocab, merges, why):
         Tokenizer.from_vocab(vocab, merges)
 
 
+@pytest.mark.parametrize("newline", [None, "", "\n"])
+def test_a_text_file_is_encoded_as_bytes_up_to_its_first_cr(tmp_path, backend, stdlib_docs, newline):
+    # opened as UTF-8 text and not read from: its bytes are mapped and encoded up to the
+    # first "\r", the rest read as text, which translates "\r" as the file was opened
+    # to; tiktoken's ids of what read() returns, whatever the newline mode
+    tok = from_pretrained("cl100k_base")
+    tok.backend = backend
+    ref = tok.to_tiktoken()
+    body = "".join(stdlib_docs)[:400_000]
+    path = tmp_path / "f.txt"
+    path.write_bytes((body[:250_000] + "x\r\ny\rz\r\n" + body[250_000:]).encode())
+    with open(path, encoding="utf-8", newline=newline) as f:
+        want = ref.encode_ordinary(f.read())
+    with open(path, encoding="utf-8", newline=newline) as f:
+        assert np.concatenate(list(tok.encode_iterable_to_numpy(f))).tolist() == want
+    with open(path, encoding="utf-8", newline=newline) as f:
+        assert list(tok.encode_iterable(f)) == want
+    # after a line was read, and in Latin-1, the text path: tiktoken's ids of the rest
+    with open(path, encoding="utf-8", newline=newline) as f:
+        text = f.read()
+    with open(path, encoding="utf-8", newline=newline) as f:
+        first = f.readline()
+        assert list(tok.encode_iterable(f)) == ref.encode_ordinary(text[len(first):])
+    with open(path, encoding="latin-1", newline=newline) as f:
+        text = f.read()
+    with open(path, encoding="latin-1", newline=newline) as f:
+        assert list(tok.encode_iterable(f)) == ref.encode_ordinary(text)
+
+
 def _rss_file_kb():
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith("RssFile:"))
