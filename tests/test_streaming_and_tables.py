@@ -322,6 +322,20 @@ def test_a_text_file_is_encoded_as_bytes_up_to_its_first_cr(tmp_path, backend, s
         assert list(tok.encode_iterable(f)) == ref.encode_ordinary(text)
 
 
+@pytest.mark.parametrize("mode", ["rb", "r"])
+def test_a_mapped_file_with_a_disallowed_special_raises_naming_it(tmp_path, backend, mode):
+    # the error of the str path, not one about the mapping (its stretch was let go)
+    tok = from_pretrained("cl100k_base")
+    tok.backend = backend
+    path = tmp_path / "f.txt"
+    path.write_text("x\n" * 40_000 + "then <|endoftext|>\n" + "line\n" * 3_000, encoding="utf-8")
+    with open(path, mode) as f, pytest.raises(ValueError, match=r"special token '<\|endoftext\|>'"):
+        list(tok.encode_iterable(f))
+    with open(path, mode) as f:
+        assert list(tok.encode_iterable(f, allowed_special="all")) == \
+            tok.to_tiktoken().encode(path.read_text(encoding="utf-8"), allowed_special="all")
+
+
 def _rss_file_kb():
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith("RssFile:"))

@@ -184,7 +184,7 @@ def _mapped(f, hold):
     is not a regular file, or less than ``hold`` bytes of it left (read as blocks).
     subtle: as with any mapping, a file cut shorter by another process while it is
     being encoded ends this one (SIGBUS); a file that may change underneath should be
-    passed as text, or copied first."""
+    read into memory first, or passed as an iterator of its lines."""
     try:
         fd, at = f.fileno(), f.tell()
         if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size - at < hold:
@@ -226,7 +226,12 @@ def _mapped_stretches(mm, f, cut, hold, encode, allowed_special, disallowed_spec
                 cut_at = end if stop == end else last_cut(cut, mm, pos, stop)
             if 0 <= first_cr < cut_at:
                 return False
-            yield encode(view[pos:cut_at], allowed_special=allowed_special, disallowed_special=disallowed_special)
+            part = view[pos:cut_at]
+            try:
+                ids = encode(part, allowed_special=allowed_special, disallowed_special=disallowed_special)
+            finally:
+                part.release()  # subtle: else an error's traceback holds it, and the mapping cannot close
+            yield ids
             pos = cut_at
             done = pos - pos % GIVE_BACK  # whole megabytes encoded: their pages go back
             if done > given and hasattr(mm, "madvise"):
