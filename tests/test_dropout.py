@@ -41,20 +41,40 @@ def test_dropout_one_leaves_bytes(tok, cl100k, backend):
     assert tok.encode(text, dropout=1.0, seed=0) == byte_ids
 
 
-def test_same_seed_same_ids_on_both_backends(tok, cl100k, prose_docs):
-    if bpe_lesson.BACKEND == "python":
-        pytest.skip("BPE_LESSON_PUREPYTHON=1: the Cython backend is disabled for this run")
-    text = "\n".join(prose_docs[:5])
-    runs = {}
-    for backend in ("python", "cython"):
-        tok.backend = backend
-        runs[backend] = [tok.encode(text, dropout=0.1, seed=s) for s in range(3)]
-    assert runs["python"] == runs["cython"]
-    assert runs["python"][0] != runs["python"][1]  # another seed, other draws
-    # independent: tiktoken decodes each run to the text, in more tokens than its own encoding
-    plain = cl100k.encode(text)
-    for ids in runs["python"]:
-        assert cl100k.decode(ids) == text and len(ids) > len(plain)
+def reference_dropout(chunk: bytes, ranks: dict, p: float, rng) -> list[int]:
+    """BPE-dropout as ``merge_with_dropout``'s docstring states it, written from scratch:
+    each step, list the joinable pairs by (rank, position), draw once for each in that
+    order, join the first whose draw is ``p`` or more; stop when every one is dropped."""
+    parts = [bytes([b]) for b in chunk]
+    while True:
+        pairs = sorted((ranks[a + b], i) for i, (a, b) in enumerate(zip(parts, parts[1:])) if a + b in ranks)
+        for _, i in pairs:
+            if rng.random() >= p:
+                parts[i:i + 2] = [parts[i] + parts[i + 1]]
+                break
+        else:
+            return [ranks[part] for part in parts]
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5])
+def test_same_seed_same_ids_as_the_stated_algorithm(tok, cl100k, backend, prose_docs, p):
+    # each backend, each seed: the ids of the algorithm written out above, with the
+    # same draws (one random.Random(seed) over the chunks in order)
+    import regex
+
+    tok.backend = backend
+    # (runs of one pair, "aaaa", "====": ties in rank that the leftmost must win)
+    text = "\n".join(prose_docs[:2])[:3000] + " Tokenization, déjà vu: 東京 2024! aaaaaaaaaaaa ================"
+    ranks = {b: i for i, b in tok.vocab.items()}
+    runs = []
+    for seed in range(3):
+        rng = random.Random(seed)
+        want = [i for chunk in regex.findall(tok.pattern, text)
+                for i in reference_dropout(chunk.encode("utf-8"), ranks, p, rng)]
+        runs.append(tok.encode(text, dropout=p, seed=seed))
+        assert runs[-1] == want, seed
+        assert cl100k.decode(runs[-1]) == text  # and tiktoken decodes it to the text
+    assert runs[0] != runs[1]  # another seed, other draws
     tok.backend = None
 
 
