@@ -5,6 +5,7 @@ How to run (from the repository root, with the project's environment active):
     python benchmarks/encode_speed.py                   # the whole table (about 12 minutes)
     python benchmarks/encode_speed.py --quick           # 1 MB of code, not 10 MB
     python benchmarks/encode_speed.py --texts code --vocabs cl100k_base --no-batch
+    python benchmarks/encode_speed.py --batch-only --batch-texts prose,multi
     python benchmarks/encode_speed.py --repeat 5 --rounds 15   # more fresh processes and rounds
 
 Optional peers, named here because the package never needs them:
@@ -47,7 +48,8 @@ and ``encode`` (lists; ``encode`` also looks for special tokens) and
 ``encode_to_numpy`` (a uint32 array, no Python ints); gigatoken ``encode`` (a
 uint32 array) and its tiktoken-API ``encode_ordinary`` (a list).
 
-Then the batch: the code text's documents, ``encode_batch`` (lists) and
+Then the batch (``--batch-only``: only it): the documents of code, prose and
+multilingual text (``batch_docs``), ``encode_batch`` (lists) and
 ``encode_batch_to_numpy`` (an array per document) with 1 and with 2 threads
 (tiktoken ``encode_ordinary_batch(num_threads=)``, gigatoken
 ``encode_batch_list(parallel=)`` and ``encode_batch(parallel=)``, which gives one
@@ -206,9 +208,26 @@ def _sha256_halves(block: bytes, k: int) -> None:
         t.join()
 
 
-def child_batch(vocab, quick) -> dict:
-    """encode_batch with 1 and 2 threads on the code text's documents."""
-    docs = _corpus.stdlib_docs(1_000_000 if quick else 10_000_000)
+def batch_docs(text_name: str, quick: bool) -> list[str]:
+    """The documents of a batch: code, one per stdlib file; prose, one per help topic;
+    multi, the text's lines gathered into documents of 2,000 characters or more."""
+    if text_name == "code":
+        return _corpus.stdlib_docs(1_000_000 if quick else 10_000_000)
+    if text_name == "prose":
+        import pydoc_data.topics
+        return [pydoc_data.topics.topics[k] for k in sorted(pydoc_data.topics.topics)]
+    docs, held = [], []
+    for line in _corpus.multilingual_text().splitlines(keepends=True):
+        held.append(line)
+        if sum(map(len, held)) >= 2000:
+            docs.append("".join(held))
+            held = []
+    return docs + (["".join(held)] if held else [])
+
+
+def child_batch(vocab, quick, text_name="code") -> dict:
+    """encode_batch with 1 and 2 threads on the documents of ``text_name``."""
+    docs = batch_docs(text_name, quick)
     nbytes = sum(len(d.encode("utf-8")) for d in docs)
     enc = tiktoken_encoding(vocab)
     from bpe_lesson.formats.pretrained import from_pretrained
@@ -270,6 +289,9 @@ def main(argv=None):
     ap.add_argument("--vocabs", default=",".join(VOCABS), help="comma-separated, from " + ",".join(VOCABS))
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated, from " + ",".join(ENGINES))
     ap.add_argument("--no-batch", action="store_true", help="leave out the encode_batch section")
+    ap.add_argument("--batch-only", action="store_true", help="only the encode_batch section")
+    ap.add_argument("--batch-texts", default="code,prose,multi",
+                    help="comma-separated texts for the batch section (default code,prose,multi)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="fresh processes per engine and cell for the load and cold figures, in rounds (default 3)")
     ap.add_argument("--rounds", type=int, default=9,
@@ -280,10 +302,13 @@ def main(argv=None):
     if args.child:
         job = json.loads(args.child)
         if job[0] == "batch":
-            print(json.dumps(child_batch(job[1], job[2])))
+            print(json.dumps(child_batch(*job[1:])))
         else:
             os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})  # one core, before any pool starts
             print(json.dumps(child_warm(*job[1:]) if job[0] == "warm" else child_cold(*job)))
+        return
+    if args.batch_only:
+        batch([v for v in args.vocabs.split(",") if v], [t for t in args.batch_texts.split(",") if t], args.quick)
         return
 
     import tiktoken
@@ -364,9 +389,15 @@ def main(argv=None):
 
     if args.no_batch:
         return
-    for vocab in vocabs:
-        b = in_child(["batch", vocab, args.quick])
-        print(f"\nencode_batch, {vocab}: {b['docs']:,} documents, {b['bytes'] / 1e6:.1f} MB (MB/s, not pinned)")
+    batch(vocabs, [t for t in args.batch_texts.split(",") if t], args.quick)
+
+
+def batch(vocabs, texts, quick) -> None:
+    """The encode_batch section: each vocabulary and text in a child process of its own."""
+    for vocab, text_name in ((v, t) for v in vocabs for t in texts):
+        b = in_child(["batch", vocab, quick, text_name])
+        print(f"\nencode_batch, {vocab}, {text_name}: {b['docs']:,} documents, {b['bytes'] / 1e6:.2f} MB"
+              f" (MB/s, not pinned)")
         for name, label in BATCH_ROWS.items():
             if f"{name}_1" in b:
                 one, two = b["bytes"] / b[f"{name}_1"] / 1e6, b["bytes"] / b[f"{name}_2"] / 1e6
