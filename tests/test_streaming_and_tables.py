@@ -322,6 +322,38 @@ def test_a_text_file_is_encoded_as_bytes_up_to_its_first_cr(tmp_path, backend, s
         assert list(tok.encode_iterable(f)) == ref.encode_ordinary(text)
 
 
+def test_text_streams_without_a_file_are_read_as_text(backend, stdlib_docs):
+    # a StringIO (no encoding, no bytes) and a text wrapper over bytes in memory (no
+    # file to map): read as text, tiktoken's ids
+    import io
+
+    tok = from_pretrained("cl100k_base")
+    tok.backend = backend
+    text = "".join(stdlib_docs)[:200_000]
+    want = tok.to_tiktoken().encode_ordinary(text)
+    assert list(tok.encode_iterable(io.StringIO(text))) == want
+    wrapped = io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8", newline="")
+    assert np.concatenate(list(tok.encode_iterable_to_numpy(wrapped))).tolist() == want
+    assert list(tok.encode_iterable(io.BytesIO(text.encode("utf-8")))) == want  # bytes, not mapped
+
+
+@pytest.mark.parametrize("mode", ["rb", "rt"])
+def test_a_compressed_file_is_read_not_mapped(tmp_path, backend, mode):
+    # a gzip file has a fileno(), of its compressed bytes: it must be read through
+    # gzip, not mapped (300 KB of compressed bytes, more than a stretch)
+    import gzip
+
+    tok = from_pretrained("cl100k_base")
+    tok.backend = backend
+    rng = random.Random(0)
+    text = "".join(rng.choice("abcdefghij klmnop\n") for _ in range(500_000))
+    with gzip.open(tmp_path / "t.gz", "wt", encoding="utf-8") as f:
+        f.write(text)
+    assert (tmp_path / "t.gz").stat().st_size > 2 * HOLD
+    with gzip.open(tmp_path / "t.gz", mode) as f:
+        assert list(tok.encode_iterable(f)) == tok.to_tiktoken().encode_ordinary(text)
+
+
 @pytest.mark.parametrize("mode", ["rb", "r"])
 def test_a_mapped_file_with_a_disallowed_special_raises_naming_it(tmp_path, backend, mode):
     # the error of the str path, not one about the mapping (its stretch was let go)

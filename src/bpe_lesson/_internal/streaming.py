@@ -185,6 +185,11 @@ def _mapped(f, hold):
     subtle: as with any mapping, a file cut shorter by another process while it is
     being encoded ends this one (SIGBUS); a file that may change underneath should be
     read into memory first, or passed as an iterator of its lines."""
+    stream = f.buffer if isinstance(f, io.TextIOBase) else f
+    # subtle: only a file's own bytes: a gzip or bz2 file has a fileno() too, of its
+    # compressed bytes, so it must be a FileIO, or a buffered reader straight over one
+    if not isinstance(getattr(stream, "raw", stream), io.FileIO):
+        return None
     try:
         fd, at = f.fileno(), f.tell()
         if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size - at < hold:
@@ -198,8 +203,9 @@ def _utf8_text_file(f) -> bool:
     """Whether text file ``f`` reads as its bytes decoded as UTF-8, strictly, from where
     its byte stream stands: nothing read ahead or held in its decoder (its position is
     its bytes' position), so its bytes can be encoded in its place."""
+    encoding = getattr(f, "encoding", None)  # (None on a StringIO, which has no bytes)
     try:
-        return (codecs.lookup(f.encoding).name == "utf-8" and f.errors == "strict"
+        return (isinstance(encoding, str) and codecs.lookup(encoding).name == "utf-8" and f.errors == "strict"
                 and f.tell() == f.buffer.tell())
     except (AttributeError, LookupError, OSError, ValueError):
         return False
