@@ -19,7 +19,10 @@ BACKENDS = ["python", "cython"]
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: larger inputs; skipped in the second, pure-Python run of the suite")
+    config.addinivalue_line("markers", "rerun: executes every chapter and runs its cells twice (as long as make book)")
     config.addinivalue_line("markers", "exhaustive: with -m exhaustive, the sweeps too long for make test run in full")
+    config.addinivalue_line("markers", "artifacts: builds the sdist and the wheel and installs each in a new venv "
+                            "(about 3 minutes; -m 'not artifacts' leaves it out)")
 
 
 @pytest.fixture(params=[0, 1], ids=["sse2", "avx2"])
