@@ -7,6 +7,7 @@ message naming what is wrong. What the subcommands do is tested with their
 modules (tests/scale/, tests/lm/).
 """
 
+import os
 import subprocess
 import sys
 
@@ -30,10 +31,33 @@ def test_the_subcommands():
     assert list(cli.COMMANDS) == ["train", "pack", "verify"]
 
 
+TRAIN_FLAGS = {"sources": [], "vocab_size": None, "output": None, "pattern": None, "special_tokens": None,
+               "algorithm": None, "backend": None, "workers": None, "normalize": None, "tie_break": None,
+               "min_frequency": None, "max_token_length": None, "text_field": None, "glob": None, "errors": None,
+               "verbose": None}
+
+
 def test_train_options():
-    assert parse("train", "-c", "tok.yaml") == {"command": "train", "config": "tok.yaml", "quiet": False}
+    assert parse("train", "-c", "tok.yaml") == {"command": "train", "config": "tok.yaml", "quiet": False,
+                                                **TRAIN_FLAGS}
     assert parse("train", "--config", "tok.yaml", "--quiet") == {"command": "train", "config": "tok.yaml",
-                                                                 "quiet": True}
+                                                                 "quiet": True, **TRAIN_FLAGS}
+
+
+def test_train_from_flags_options():
+    args = parse("train", "a.txt", "docs/", "-", "--vocab-size", "16384", "-o", "t.json")
+    assert args == {"command": "train", "config": None, "quiet": False,
+                    **TRAIN_FLAGS, "sources": ["a.txt", "docs/", "-"], "vocab_size": 16384, "output": "t.json"}
+    args = parse("train", "b.jsonl", "--vocab-size", "300", "--output", "t.tiktoken", "--pattern", "gpt2",
+                 "--special-token", "<|endoftext|>", "--special-token", "<|pad|>", "--algorithm", "textbook",
+                 "--backend", "python", "--workers", "-1", "--normalize", "NFC", "--tie-break", "greatest-bytes",
+                 "--min-frequency", "3", "--max-token-length", "16", "--text-field", "body", "--glob", "*.py",
+                 "--errors", "skip", "--verbose", "--quiet")
+    assert args == {"command": "train", "config": None, "quiet": True, "sources": ["b.jsonl"], "vocab_size": 300,
+                    "output": "t.tiktoken", "pattern": "gpt2", "special_tokens": ["<|endoftext|>", "<|pad|>"],
+                    "algorithm": "textbook", "backend": "python", "workers": -1, "normalize": "NFC",
+                    "tie_break": "greatest-bytes", "min_frequency": 3, "max_token_length": 16,
+                    "text_field": "body", "glob": "*.py", "errors": "skip", "verbose": True}
 
 
 def test_pack_options():
@@ -41,15 +65,15 @@ def test_pack_options():
     assert args == {"command": "pack", "sources": ["a.jsonl", "docs/"], "tokenizer": "tok.json", "out": "shards",
                     "shard_tokens": 50_000_000, "eos": None, "pad": None, "text_field": "text",
                     "workers": None, "processes": None, "engine": "local", "scheduler": None, "overwrite": False, "quiet": False,
-                    "glob": None}
+                    "glob": None, "errors": "strict"}
     args = parse("pack", "b.parquet", "--tokenizer", "t.tiktoken", "--out", "o", "--shard-tokens", "1000",
                  "--eos", "<|eos|>", "--pad", "<|pad|>", "--text-field", "content", "--workers", "2",
                  "--engine", "dask", "--scheduler", "tcp://10.0.0.5:8786", "--overwrite", "--quiet",
-                 "--glob", "*.md")
+                 "--glob", "*.md", "--errors", "skip")
     assert args == {"command": "pack", "sources": ["b.parquet"], "tokenizer": "t.tiktoken", "out": "o",
                     "shard_tokens": 1000, "eos": "<|eos|>", "pad": "<|pad|>", "text_field": "content",
                     "workers": 2, "processes": None, "engine": "dask", "scheduler": "tcp://10.0.0.5:8786", "overwrite": True,
-                    "quiet": True, "glob": "*.md"}
+                    "quiet": True, "glob": "*.md", "errors": "skip"}
 
 
 def test_verify_options():
@@ -69,9 +93,11 @@ def test_help_lists_every_subcommand(capsys):
 
 
 @pytest.mark.parametrize("command, options", [
-    ("train", ["--config", "--quiet"]),
+    ("train", ["FILE", "--vocab-size", "--output", "--pattern", "--special-token", "--algorithm", "--backend",
+               "--workers", "--normalize", "--tie-break", "--min-frequency", "--max-token-length",
+               "--text-field", "--glob", "--errors", "--verbose", "--config", "--quiet"]),
     ("pack", ["SOURCE", "--tokenizer", "--out", "--shard-tokens", "--eos", "--pad", "--text-field",
-              "--glob", "--workers", "--processes", "--engine", "--scheduler", "--overwrite", "--quiet"]),
+              "--glob", "--errors", "--workers", "--processes", "--engine", "--scheduler", "--overwrite", "--quiet"]),
     ("verify", ["DIR", "--tokenizer"]),
 ])
 def test_each_subcommand_has_help(capsys, command, options):
@@ -79,7 +105,7 @@ def test_each_subcommand_has_help(capsys, command, options):
         cli.build_parser().parse_args([command, "--help"])
     assert e.value.code == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"usage: bpe-lesson {command}")
+    assert out.startswith(f"usage: bpe-lesson {command}"), out
     for option in options:
         assert option in out, option
 
@@ -98,7 +124,6 @@ def test_no_command_exits_2(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["train"], "the following arguments are required: -c/--config"),
     (["pack", "a.txt", "--out", "o"], "the following arguments are required: --tokenizer"),
     (["pack", "--tokenizer", "t.json", "--out", "o"], "the following arguments are required: SOURCE"),
     (["pack", "a.txt", "--tokenizer", "t.json", "--out", "o", "--shard-tokens", "many"],
@@ -112,6 +137,12 @@ def test_bad_options_exit_2_naming_the_option(capsys, argv, message):
     code, last = fails(capsys, *argv)
     assert code == 2
     assert last.startswith("bpe-lesson") and last.endswith(message)
+
+
+def test_train_with_nothing_to_train_on_returns_2(capsys):
+    assert cli.main(["train"]) == 2
+    assert capsys.readouterr().err == ("bpe-lesson train: error: give the files to train on (FILE..., - for "
+                                       "standard input), or a config with -c CONFIG\n")
 
 
 def test_main_reports_a_missing_config_and_returns_2(tmp_path, capsys):
@@ -187,3 +218,20 @@ def test_verify_reports_problems_on_stderr_and_exits_1(packed, tmp_path):
 def test_a_finished_pack_leaves_no_lock_file(packed):
     assert not (packed[0] / ".pack.lock").exists()
     assert sorted(p.name for p in packed[0].iterdir() if p.name.startswith(".")) == []
+
+
+@pytest.mark.parametrize("how", ["pack", "yaml"])
+def test_standard_input_closed_is_a_clear_error_exit_2(tmp_path, how):
+    # issue 48, Medium 8: `bpe-lesson pack - ... <&-` printed an AttributeError traceback and exited 1
+    import bpe_lesson
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(bpe_lesson.__file__)))
+    if how == "pack":
+        argv = ["pack", "-", "--tokenizer", "cl100k_base", "--out", str(tmp_path / "out")]
+    else:
+        (tmp_path / "c.yaml").write_text('output: o.tiktoken\nphases:\n  - merges: 5\n    sources: [{file: "-"}]\n')
+        argv = ["train", "-c", str(tmp_path / "c.yaml")]
+    r = subprocess.run([sys.executable, "-m", "bpe_lesson", *argv], stdin=None,
+                       capture_output=True, text=True, env=env, timeout=300,
+                       preexec_fn=lambda: os.close(0))
+    assert r.returncode == 2, (r.returncode, r.stderr[-400:])
+    assert "standard input, but this process has none" in r.stderr and "Traceback" not in r.stderr

@@ -22,6 +22,7 @@ import regex
 
 import bpe_lesson
 from bpe_lesson import read_documents, textbook
+from bpe_lesson.formats.documents import expand_sources
 from bpe_lesson.lm.pack import pack
 from bpe_lesson.patterns import GPT4_PATTERN
 from bpe_lesson.scale.config import ConfigError, parse_config
@@ -158,7 +159,18 @@ BAD_LINES = [
     ('{"body": "ok"}\n\n{"text": "x"}\n', 3, "'body' is missing"),
     ('{"body": "ok"}\n["body"]\n', 2, "a JSON list, not an object"),
     ('{"body": "ok"}\n{"body": "x"\n', 2, "not valid JSON"),
+    # past the 4,300 digits Python converts: still named by file, line and field
+    ('{"body": "ok"}\n{"body": ' + "7" * 5000 + '}\n', 2, "'body' is an integer of 5,000 digits"),
 ]
+
+
+@pytest.mark.parametrize("reader", ["train", "yaml", "pack"])
+def test_a_long_integer_in_another_field_does_not_stop_the_read(reader, tmp_path):
+    # an id of 5,000 digits is no reason to refuse the document's text
+    path = tmp_path / "ids.jsonl"
+    path.write_text('{"id": ' + "9" * 5000 + ', "body": "the text"}\n')
+    assert list(read_documents(str(path), text_field=FIELD)) == ["the text"]
+    all_three_readers(str(path), tmp_path, text_field=FIELD)[reader]()
 
 
 def all_three_readers(path, tmp_path, **options):
@@ -193,6 +205,17 @@ def test_a_binary_parquet_column_is_named(reader, tmp_path):
     assert f"{path}: column {FIELD!r} holds binary, not text" in str(e.value)
 
 
+@pytest.mark.parametrize("reader", ["train", "yaml", "pack"])
+def test_a_dictionary_encoded_text_column_is_text(reader, tmp_path):
+    # pandas writes a categorical column this way: strings, each written once
+    texts = ["the cat", None, "the cat", "a dog"]
+    path = tmp_path / "cats.parquet"
+    pq.write_table(pa.table({FIELD: pa.array(texts).dictionary_encode(), "n": [1, 2, 3, 4]}), path)
+    assert pq.read_schema(path).field(FIELD).type.value_type == pa.string()
+    assert list(read_documents(str(path), text_field=FIELD)) == ["the cat", "", "the cat", "a dog"]
+    all_three_readers(str(path), tmp_path, text_field=FIELD)[reader]()
+
+
 @pytest.mark.parametrize("where", ["file", "path"])
 def test_a_yaml_source_that_is_a_fifo_is_called_a_fifo(where, tmp_path):
     fifo = tmp_path / "pipe"
@@ -212,3 +235,100 @@ def test_a_folder_reads_only_its_text_kinds_unless_a_glob_says(tmp_path):
     assert list(read_documents(tmp_path, glob="*.py")) == ["C"]
     with pytest.raises(ValueError, match=r"holds no file matching '\*\.rs'"):
         list(read_documents(tmp_path, glob="*.rs"))
+
+
+@pytest.mark.parametrize("glob", ["**/*.txt", "**/b/*.txt", "a/**/*.txt", "**/*", "*.txt", "**/**/*.txt"])
+def test_a_glob_with_double_star_matches_the_top_level_as_pathlib(tmp_path, glob):
+    # issue 48: fnmatch alone needs a "/" for "**/", so "**/*.txt" skipped top.txt
+    for rel in ("top.txt", "a/x.txt", "a/b/y.txt", "b/z.txt", "c.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel)
+    ours = {os.path.relpath(p, tmp_path) for p in expand_sources(tmp_path, glob)}
+    want = {str(p.relative_to(tmp_path)) for p in tmp_path.glob(glob) if p.is_file()}
+    if glob == "*.txt":  # our "*" crosses "/" (any depth), pathlib's does not: a superset
+        assert ours >= want and "a/b/y.txt" in ours
+    else:
+        assert ours == want
+
+
+# ---- errors="skip": files that cannot be read or decoded are left out, counted, named ----
+
+
+@pytest.fixture
+def mixed(tmp_path):
+    """A folder of five files, two of them bad: Latin-1 text, and a .jsonl whose line 2 is not JSON."""
+    (tmp_path / "a.txt").write_text("first", encoding="utf-8")
+    (tmp_path / "b.txt").write_bytes("caf\u00e9 cr\u00e8me".encode("latin-1"))  # byte 3 is 0xE9
+    (tmp_path / "c.jsonl").write_text('{"text": "c1"}\n{"text": \n{"text": "c3"}\n', encoding="utf-8")
+    (tmp_path / "d.txt").write_text("last", encoding="utf-8")
+    (tmp_path / "e.jsonl").write_text('{"text": "e1"}\n', encoding="utf-8")
+    return tmp_path
+
+
+def test_strict_stops_at_the_first_bad_file_naming_it(mixed):
+    with pytest.raises(ValueError, match=r"b\.txt: not UTF-8 text \(byte 3: invalid continuation byte\)"):
+        list(read_documents(mixed))
+
+
+def test_skip_leaves_bad_files_out_with_one_warning_that_counts_and_names_them(mixed):
+    with pytest.warns(UserWarning) as caught:
+        texts = list(read_documents(mixed, errors="skip"))
+    assert texts == ["first", "c1", "last", "e1"]  # c.jsonl keeps the line before its bad one
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert message.startswith(f"skipped 2 of 5 files that could not be read as documents: {mixed / 'b.txt'} "
+                              f"(not UTF-8 text (byte 3: invalid continuation byte)), ")
+    assert f"{mixed / 'c.jsonl'} (line 2: not valid JSON" in message
+
+
+def test_the_skip_warning_names_the_first_three_and_counts_the_rest(tmp_path):
+    for k in range(5):
+        (tmp_path / f"bad{k}.txt").write_bytes(b"\xff")
+    (tmp_path / "good.txt").write_text("ok", encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"skipped 5 of 6 files .*bad0\.txt .*bad1\.txt .*bad2\.txt "
+                                         r"\(not UTF-8 text \(byte 0: invalid start byte\)\), and 2 more$"):
+        assert list(read_documents(tmp_path, errors="skip")) == ["ok"]
+
+
+def test_an_unknown_errors_policy_is_refused(mixed):
+    with pytest.raises(ValueError, match=r"errors 'ignore' should be 'strict' .* or 'skip'"):
+        list(read_documents(mixed, errors="ignore"))
+
+
+def test_a_path_glob_reads_its_matches_sorted_and_names_itself_when_it_matches_none(mixed):
+    with pytest.warns(UserWarning, match="skipped 2 of 5 files"):
+        texts = list(read_documents([str(mixed / "*.jsonl"), str(mixed / "?.txt")], errors="skip"))
+    assert texts == ["c1", "e1", "first", "last"]
+    with pytest.raises(FileNotFoundError, match=r"\*\.md': the glob matches no file or folder"):
+        list(read_documents(str(mixed / "*.md")))
+
+
+def test_the_command_skips_with_a_warning_and_trains_on_the_rest(mixed, tmp_path_factory, backend):
+    out = tmp_path_factory.mktemp("out")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(bpe_lesson.__file__)))
+    argv = [sys.executable, "-m", "bpe_lesson", "train", str(mixed), "--vocab-size", "260", "--pattern", "none",
+            "--backend", backend, "--quiet", "-o", str(out / "t.json")]
+    strict = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    assert strict.returncode == 2 and "b.txt: not UTF-8 text (byte 3" in strict.stderr
+    skip = subprocess.run(argv + ["--errors", "skip"], capture_output=True, text=True, env=env, timeout=120)
+    assert skip.returncode == 0, skip.stderr
+    assert skip.stderr.startswith("bpe-lesson train: warning: skipped 2 of 5 files")
+    want = textbook.train_merges(Counter(t.encode() for t in ["first", "c1", "last", "e1"]), 4)
+    assert bpe_lesson.load(out / "t.json").merges == want
+
+
+def test_pack_skips_what_read_documents_skips(mixed, tmp_path_factory, tiktoken_cl100k):
+    out = tmp_path_factory.mktemp("packed")
+    with pytest.raises(ValueError, match=r"b\.txt: not UTF-8 text \(byte 3"):
+        pack([mixed], "cl100k_base", out / "strict", progress=False)
+    with pytest.warns(UserWarning, match=r"^skipped 2 of 5 files that could not be read as documents: "):
+        manifest = pack([mixed], "cl100k_base", out / "skip", progress=False, errors="skip")
+    assert manifest["documents"] == 4
+    assert read_shards(out / "skip") == tiktoken_ids(tiktoken_cl100k, ["first", "c1", "last", "e1"])
+    with pytest.raises(ValueError, match=r"errors skip \(--errors skip\) is for engine local"):
+        pack([mixed], "cl100k_base", out / "dask", progress=False, errors="skip", engine="dask")
+    cli = run_cli("pack", str(mixed), "--tokenizer", "cl100k_base", "--out", str(out / "cli"), "--errors", "skip",
+                  "--quiet", stdin="")
+    assert cli.returncode == 0, cli.stderr.decode()
+    assert cli.stderr.decode().startswith("bpe-lesson pack: warning: skipped 2 of 5 files")
+    assert read_shards(out / "cli") == read_shards(out / "skip")

@@ -479,7 +479,7 @@ def test_a_batch_raises_what_encoding_text_by_text_raises_first(cl100k, backend,
         texts[special_at] += "<|endoftext|>"
         texts[big_at] += " Kubernetes"  # id 67,474
         want = error_of(lambda: [tok.encode_to_numpy(t, dtype=np.uint16) for t in texts])
-        assert want[0] is ValueError and ("disallowed" in want[1]) == (special_at < big_at)
+        assert issubclass(want[0], ValueError) and ("disallowed" in want[1]) == (special_at < big_at)
         for threads in (1, 2):
             assert error_of(lambda: tok.encode_batch_to_numpy(texts, num_threads=threads, dtype="uint16")) == want
 

@@ -149,6 +149,23 @@ def test_bad_sidecars_are_refused_naming_the_file_and_the_key(small, tmp_path, s
     assert str(tmp_path / "t.tiktoken.json") in str(e.value) and key in str(e.value)
 
 
+@pytest.mark.parametrize("name, text", [
+    ("t.tiktoken.json", '{"special_tokens": {"<a>": ' + "3" * 5000 + '}}'),
+    ("t.json", '{"special_tokens": {"<a>": ' + "3" * 5000 + '}}'),
+])
+def test_an_integer_past_pythons_4300_digits_is_refused_naming_file_and_key(small, tmp_path, name, text):
+    small.save_tiktoken(tmp_path / "t.tiktoken")
+    if name == "t.json":  # a whole JSON tokenizer file: put the integer into its specials
+        small.save(tmp_path / "t.json")
+        whole = (tmp_path / "t.json").read_text()
+        text = whole.replace('"special_tokens": {', '"special_tokens": {"<a>": ' + "3" * 5000 + ", ")
+        assert text != whole
+    (tmp_path / name).write_text(text)
+    with pytest.raises(ValueError) as e:
+        bpe_lesson.load(tmp_path / name.replace(".tiktoken.json", ".tiktoken"))
+    assert str(tmp_path / name) in str(e.value) and "<a>" in str(e.value)
+
+
 def test_a_json_file_nested_deeply_is_a_clear_error(tmp_path):
     path = tmp_path / "t.json"
     path.write_text("[" * 100_000 + "]" * 100_000)

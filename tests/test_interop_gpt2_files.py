@@ -124,11 +124,11 @@ def test_a_small_hand_made_pair(tmp_path):
 @pytest.mark.parametrize("change, message", [
     (lambda e, m: e.pop("Ġ"), r"encoder.json: the byte 32 \(written 'Ġ'\) is missing"),
     (lambda e, m: e.pop("abc"), r"vocab.bpe, line 3: the merge 'ab' 'c' makes 'abc', which .*encoder.json lacks"),
-    (lambda e, m: m.append("zz q"), r"vocab.bpe, line 4: 'zz' is neither a byte nor the result of an earlier merge"),
+    (lambda e, m: m.append("zz q"), r"vocab.bpe, line 4: 'zz' is neither a byte nor the result of a merge"),
     (lambda e, m: e.update(abc=255), r"encoder.json: keys 'ÿ' and 'abc' both have id 255"),
-    (lambda e, m: e.update(abc=100_000, ab=100_001), r"vocab.bpe, line 3: 'abc' has id 100000 .* not above 100001 "
+    (lambda e, m: e.update(abc=100_000, ab=100_001), r"vocab.bpe, line 3: 'abc' has id 100000 .* below 100001 "
                                                      r"of line 2; ids must rise in merge order"),
-    (lambda e, m: m.append("a b"), r"vocab.bpe, line 4: the merge 'a' 'b' makes 'ab', which an earlier line"),
+    (lambda e, m: m.append("a b"), r"vocab.bpe, line 4: 'ab' has id 256 .* below 257 of line 3"),
     (lambda e, m: m.append("a b c"), r"vocab.bpe, line 4: 'a b c' should be two tokens separated by one space"),
     (lambda e, m: e.update(abc="7"), r"encoder.json: key 'abc': id '7' should be a whole number >= 0"),
     (lambda e, m: m.append("a \x00"), r"vocab.bpe, line 4: '\\x00' holds '\\x00', which is not one of GPT-2's"),
@@ -138,6 +138,15 @@ def test_bad_pairs_name_the_file_and_the_line_or_key(tmp_path, change, message):
     change(encoder, lines)
     with pytest.raises(ValueError, match=message):
         from_gpt2_files(*write_pair(tmp_path, encoder, lines))
+
+
+def test_an_id_past_pythons_4300_digits_is_named_by_its_key(tmp_path):
+    encoder_path, merges_path = write_pair(tmp_path, *small_pair())
+    text = open(encoder_path).read()
+    open(encoder_path, "w").write(text.replace('"abc": 257', '"abc": ' + "9" * 5000))
+    assert "9" * 5000 in open(encoder_path).read()
+    with pytest.raises(ValueError, match=r"encoder.json: key 'abc': id <an integer of 5,000 digits>"):
+        from_gpt2_files(encoder_path, merges_path)
 
 
 def test_an_encoder_that_is_not_json_is_named(tmp_path):

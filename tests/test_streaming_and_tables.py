@@ -3,6 +3,7 @@ vocab_bytes, merge_bytes), each against an independent reference: tiktoken's enc
 whole text, and a merge-replay encoder written out below.
 """
 
+import io
 import os
 import random
 
@@ -135,7 +136,7 @@ def test_a_stream_refuses_a_disallowed_special_and_bytes():
     tok = from_pretrained("cl100k_base")
     with pytest.raises(ValueError, match=r"special token '<\|endoftext\|>' at character \d+, which is disallowed"):
         list(tok.encode_iterable(["ok\n", "then <|endoftext|>\n"]))
-    with pytest.raises(ValueError, match=r"special token '<\|endoftext\|>' at character \d+, which is disallowed"):
+    with pytest.raises(ValueError, match=r"special token '<\|endoftext\|>' at byte 8, which is disallowed"):
         list(tok.encode_iterable(iter([b"ok\n", b"then <|endoftext|>\n"])))
     with pytest.raises(TypeError, match="piece 1 is a str among bytes"):
         list(tok.encode_iterable(iter([b"bytes\n", "text\n"])))
@@ -143,6 +144,24 @@ def test_a_stream_refuses_a_disallowed_special_and_bytes():
         list(tok.encode_iterable(iter(["text\n", b"bytes\n"])))
     with pytest.raises(TypeError, match="piece 0 is a int"):
         list(tok.encode_iterable(iter([3])))
+
+
+@pytest.mark.parametrize("as_array", [False, True])
+def test_a_disallowed_special_is_placed_in_the_stream_not_in_its_stretch(backend, stdlib_docs, as_array):
+    # the position named is where str.find (bytes.find, for a binary stream) puts the
+    # token in the whole text, however many stretches came before it
+    tok = from_pretrained("cl100k_base")
+    tok.backend = backend
+    encode = tok.encode_iterable_to_numpy if as_array else tok.encode_iterable
+    text = "".join(stdlib_docs)[:300_000] + "é, then <|endoftext|> and <|fim_prefix|>\n" + "tail\n" * 99
+    data = text.encode("utf-8")
+    assert text.find("<|endoftext|>") > 4 * HOLD and data.find(b"<|") > text.find("<|")  # a far, multi-byte place
+    for pieces, where in ((_splits(text, random.Random(1), 9), f"the stream holds .* at character {text.find('<|')},"),
+                          (io.StringIO(text), f"the stream holds .* at character {text.find('<|')},"),
+                          (_byte_splits(data, random.Random(1), 9), f"the binary stream holds .* at byte {data.find(b'<|')},"),
+                          (io.BytesIO(data), f"the binary stream holds .* at byte {data.find(b'<|')},")):
+        with pytest.raises(ValueError, match=where.replace("|", r"\|")):
+            list(encode(pieces))
 
 
 def _byte_splits(data, rng, n):
@@ -285,7 +304,7 @@ def test_from_vocab_gives_a_missing_special_the_next_id_and_round_trips():
     ({k: bytes([k]) for k in range(256)} | {256: b"a"}, None, "two ids"),
     ({k: bytes([k]) for k in range(256)} | {256: b"ab"}, [(b"a", b"c")], "not in vocab"),
     ({k: bytes([k]) for k in range(256)} | {256: b"ab", 257: b"abc"}, [(b"ab", b"c"), (b"a", b"b")],
-     "not above the previous merge's id"),
+     "makes token 256 .* after a merge made token 257"),
     ({0: "a"}, None, "maps ids"),
 ])
 def test_from_vocab_names_what_is_wrong(vocab, merges, why):
@@ -295,7 +314,7 @@ def test_from_vocab_names_what_is_wrong(vocab, merges, why):
 
 @pytest.mark.parametrize("newline", [None, "", "\n"])
 def test_a_text_file_is_encoded_as_bytes_up_to_its_first_cr(tmp_path, backend, stdlib_docs, newline):
-    # opened as UTF-8 text and not read from: its bytes are mapped and encoded up to the
+    # opened as UTF-8 text and not read from: its bytes are read and encoded up to the
     # first "\r", the rest read as text, which translates "\r" as the file was opened
     # to; tiktoken's ids of what read() returns, whatever the newline mode
     tok = from_pretrained("cl100k_base")
@@ -334,13 +353,13 @@ def test_text_streams_without_a_file_are_read_as_text(backend, stdlib_docs):
     assert list(tok.encode_iterable(io.StringIO(text))) == want
     wrapped = io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8", newline="")
     assert np.concatenate(list(tok.encode_iterable_to_numpy(wrapped))).tolist() == want
-    assert list(tok.encode_iterable(io.BytesIO(text.encode("utf-8")))) == want  # bytes, not mapped
+    assert list(tok.encode_iterable(io.BytesIO(text.encode("utf-8")))) == want  # bytes, read as the file is
 
 
 @pytest.mark.parametrize("mode", ["rb", "rt"])
-def test_a_compressed_file_is_read_not_mapped(tmp_path, backend, mode):
+def test_a_compressed_file_is_read_through_gzip(tmp_path, backend, mode):
     # a gzip file has a fileno(), of its compressed bytes: it must be read through
-    # gzip, not mapped (300 KB of compressed bytes, more than a stretch)
+    # gzip, not by its file descriptor (300 KB of compressed bytes, more than a stretch)
     import gzip
 
     tok = from_pretrained("cl100k_base")
@@ -355,8 +374,8 @@ def test_a_compressed_file_is_read_not_mapped(tmp_path, backend, mode):
 
 
 @pytest.mark.parametrize("mode", ["rb", "r"])
-def test_a_mapped_file_with_a_disallowed_special_raises_naming_it(tmp_path, backend, mode):
-    # the error of the str path, not one about the mapping (its stretch was let go)
+def test_a_file_with_a_disallowed_special_raises_naming_it(tmp_path, backend, mode):
+    # the error of the str path, not one about reading the file
     tok = from_pretrained("cl100k_base")
     tok.backend = backend
     path = tmp_path / "f.txt"
@@ -368,15 +387,16 @@ def test_a_mapped_file_with_a_disallowed_special_raises_naming_it(tmp_path, back
             tok.to_tiktoken().encode(path.read_text(encoding="utf-8"), allowed_special="all")
 
 
-def _rss_file_kb():
+def _rss_kb():
     with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("RssFile:"))
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads RssFile from Linux's /proc")
-def test_a_mapped_file_gives_its_pages_back(tmp_path, backend, stdlib_docs):
-    # a binary file is mapped, not read: the pages mapped at any time stay about a
-    # megabyte (GIVE_BACK), not the 24 MB file; the ids are tiktoken's
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads VmRSS from Linux's /proc")
+def test_a_binary_file_is_read_in_stretches(tmp_path, backend, stdlib_docs):
+    # a binary file is read a stretch at a time (HOLD bytes, cut at a safe point): the
+    # resident memory grows by a few megabytes at most, not by the 24 MB file; the ids
+    # are tiktoken's
     tok = from_pretrained("cl100k_base")
     tok.backend = backend
     code = "".join(stdlib_docs)
@@ -384,12 +404,12 @@ def test_a_mapped_file_gives_its_pages_back(tmp_path, backend, stdlib_docs):
     path = tmp_path / "big.txt"
     path.write_text(text, encoding="utf-8", newline="")
     want = len(tok.to_tiktoken().encode_ordinary(text))
-    before = _rss_file_kb()
+    before = _rss_kb()
     grew, n = 0, 0
     with open(path, "rb") as f:
         for a in tok.encode_iterable_to_numpy(f):
             n += len(a)
-            grew = max(grew, _rss_file_kb() - before)
+            grew = max(grew, _rss_kb() - before)
         assert f.tell() == path.stat().st_size  # left at the end, as a read would leave it
     assert n == want
-    assert grew < 6 * 1024, f"{grew} KB of the file mapped at once"
+    assert grew < 6 * 1024, f"resident memory grew by {grew} KB while reading a 24 MB file"

@@ -170,3 +170,35 @@ def test_processes_is_the_older_name_of_workers(call, prose_docs):
     with pytest.raises(ValueError, match=r"^workers= and processes= are one setting \(processes= is its older "
                                          r"name\); give only workers=$"):
         call(docs, workers=2, processes=2)
+
+
+# ---- a training that stops short says so ------------------------------------------------
+@pytest.mark.parametrize("algorithm", ["textbook", "incremental"])
+@pytest.mark.parametrize("options", [{}, dict(min_frequency=5), dict(max_token_length=3)])
+def test_a_training_that_stops_short_warns_with_both_numbers(algorithm, backend, options, prose_docs):
+    text = prose_docs[0][:300]
+    want = 256 + len(reference_merges(text, 10_000, **options)) + 1  # the reference runs out of pairs too
+    with pytest.warns(bpe_lesson.StoppedShort) as caught:
+        tok = bpe_lesson.train(text, 5_000, special_tokens=["<|endoftext|>"], algorithm=algorithm,
+                               backend=backend, **options)
+    assert tok.n_vocab == want < 5_000
+    message = str(caught[0].message)
+    assert message.startswith(f"train made {want:,} ids, not the 5,000 asked for: no pair occurs "
+                              f"{max(2, options.get('min_frequency', 2))} times or more")
+    assert caught[0].filename == __file__  # pointed at the caller's line
+
+
+def test_a_training_that_reaches_its_size_is_silent(backend, prose_docs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert bpe_lesson.train(prose_docs[:4], 300, backend=backend).n_vocab == 300
+
+
+@pytest.mark.parametrize("as_list", [False, True])
+def test_a_text_that_names_a_file_is_called_a_file_name(tmp_path, monkeypatch, backend, as_list, prose_docs):
+    (tmp_path / "corpus.txt").write_text(prose_docs[0])
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(bpe_lesson.StoppedShort, match=r"the text 'corpus.txt' is the name of a file: "
+                                                     r"train\(read_documents\('corpus.txt'\), \.\.\.\)"):
+        bpe_lesson.train(["corpus.txt"] if as_list else "corpus.txt", 1_000, backend=backend)
+    assert bpe_lesson.train(bpe_lesson.read_documents("corpus.txt"), 300, backend=backend).n_vocab == 300

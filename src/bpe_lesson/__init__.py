@@ -1,7 +1,8 @@
 """bpe_lesson: byte-pair encoding from first principles.
 
 The public API: ``train``, ``load``, ``from_pretrained`` (real models' vocabularies,
-offline: ``formats.pretrained``), ``Tokenizer`` and ``BACKEND``: "cython" when the
+offline: ``formats.pretrained``; tiktoken's ``get_encoding``, ``encoding_for_model``,
+``encoding_name_for_model`` and ``list_encoding_names`` too), ``Tokenizer`` and ``BACKEND``: "cython" when the
 compiled extension (``_compiled._native``: the trainer and the encoder) is
 built and not disabled by ``BPE_LESSON_PUREPYTHON=1``, else "python" (decided once,
 in ``_internal/backend.py``). Both give the same merges and the same ids.
@@ -18,11 +19,14 @@ capabilities live in subpackages that import the core, never the reverse:
 
 from ._internal.backend import BACKEND
 from .formats.documents import read_documents
-from .formats.pretrained import from_pretrained
+from .formats.pretrained import encoding_for_model, encoding_name_for_model, from_pretrained, get_encoding
+from .formats.pretrained import list_encoding_names
 from .tokenizer import Tokenizer
-from .trainer import train
+from .trainer import StoppedShort, train
 
-__all__ = ["train", "read_documents", "load", "from_pretrained", "Tokenizer", "BACKEND"]
+__all__ = ["train", "read_documents", "load", "from_pretrained", "Tokenizer", "BACKEND", "StoppedShort",
+           # tiktoken's names for loading a vocabulary
+           "get_encoding", "encoding_for_model", "encoding_name_for_model", "list_encoding_names"]
 __version__ = "0.1.0"
 
 load = Tokenizer.load  # our JSON file, or a .tiktoken file (with its JSON sidecar if present)

@@ -1,13 +1,15 @@
 """``python -m bpe_lesson``, and the ``bpe-lesson`` command: the subcommand dispatch.
 
 Subcommands:
+  train FILE... --vocab-size N -o OUT   ``bpe_lesson.train`` from flags (``scale/flags.py``)
   train -c CONFIG.yaml     train a tokenizer from a YAML config (``scale/phases.py``)
-  pack ...                 encode documents into token shards (``lm/pack.py``)
+  pack ...                 encode documents into token shards (``lm/pack.py``, ``lm/pack_command.py``)
   verify DIR               re-check a shard directory against its manifest (``lm/shards.py``)
 
 Exit codes: 0 done; 1 problems found (``verify``); 2 a usage or input error (the
-message names it, on stderr); 130 interrupted (Ctrl-C); 141 the reader of our output
-went away (``bpe-lesson verify DIR | head``: quietly, as a Unix tool killed by SIGPIPE).
+message names it, on stderr; a missing optional package, with the pip command that
+installs it); 130 interrupted (Ctrl-C); 141 the reader of our output went away
+(``bpe-lesson verify DIR | head``: quietly, as a Unix tool killed by SIGPIPE).
 A warning (an option's older name, say) is one line on stderr, as an error is
 (``bpe-lesson pack: warning: ...``), and the command goes on.
 
@@ -24,14 +26,15 @@ import sys
 import warnings
 
 from . import __version__
+from ._internal.optional import MissingExtra
 
 EXIT_CODES = """exit codes: 0 done, 1 problems found (verify), 2 usage or input error,
 130 interrupted, 141 output pipe closed"""
 
 # subcommand -> (module, help); each module has add_<name>_arguments(parser) and run_<name>(args) -> int
 COMMANDS = {
-    "train": ("bpe_lesson.scale.phases", "train a tokenizer from a YAML config"),
-    "pack": ("bpe_lesson.lm.pack", "encode documents into uint16/uint32 token shards with a manifest"),
+    "train": ("bpe_lesson.scale.phases", "train a tokenizer from files and flags, or a YAML config"),
+    "pack": ("bpe_lesson.lm.pack_command", "encode documents into uint16/uint32 token shards with a manifest"),
     "verify": ("bpe_lesson.lm.shards", "re-check a shard directory against its manifest"),
 }
 
@@ -65,7 +68,7 @@ def main(argv=None) -> int:
             code = int(getattr(module, f"run_{args.command}")(args) or 0)
             sys.stdout.flush()  # subtle: a closed pipe shows here, not at exit, where it would print a traceback
             return code
-        except (ValueError, FileNotFoundError) as e:
+        except (ValueError, FileNotFoundError, MissingExtra) as e:  # a missing extra: the pip command
             print(f"{command}: error: {e}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:

@@ -265,3 +265,104 @@ def unreachable_tokens(ranks: dict[bytes, int]) -> list[bytes]:
     """
     made = {rank for _, rank in recover_merges(ranks)}
     return [t for t, r in sorted(ranks.items(), key=lambda kv: kv[1]) if len(t) > 1 and r not in made]
+
+
+def _splits(token: bytes, ranks: dict[bytes, int]) -> list[tuple[int, int]]:
+    """Every way to write ``token`` as two tokens, as id pairs, smallest ids first.
+
+    >>> r = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"bc": 257, b"abc": 258}
+    >>> _splits(b"abc", r)
+    [(97, 257), (256, 99)]
+    """
+    pairs = [(ranks[token[:k]], ranks[token[k:]]) for k in range(1, len(token))
+             if token[:k] in ranks and token[k:] in ranks]
+    return sorted(pairs)
+
+
+def replay_merges(ranks: dict[bytes, int], merges=None) -> list[tuple[tuple[int, int], int]]:
+    """A merge list on which a BPE that replays merges in list order (Hugging Face's
+    ``tokenizers``, GPT-2's files) joins what the rank loop joins, in rank order.
+
+    ``merges``: the ranks' own merge list (``recover_merges``), if already known.
+    Each token the recovered merges make keeps its one merge; an unreachable token
+    (``unreachable_tokens``) can still be made by the rank loop inside a longer chunk,
+    from any two adjacent tokens that spell it once the parts before it are joined,
+    so it gets a merge for every such split, all at its rank (as ``transformers``'
+    ``TikTokenConverter`` writes every token). Sorted by the id made, then the pair.
+
+    >>> r = {bytes([i]): i for i in range(256)} | {b"abc": 256, b"bc": 257}
+    >>> replay_merges(r)   # "abc" only from "a" + "bc", though "bc" comes after it
+    [((97, 257), 256), ((98, 99), 257)]
+    """
+    merges = recover_merges(ranks) if merges is None else merges
+    made = {new for _, new in merges}
+    out = list(merges)
+    for token, rank in ranks.items():
+        if len(token) > 1 and rank not in made:
+            out.extend((pair, rank) for pair in _splits(token, ranks))
+    out.sort(key=lambda m: (m[1], m[0]))
+    return out
+
+
+def stuck_tokens(ranks: dict[bytes, int], merges=None) -> list[bytes]:
+    """Tokens whose own bytes, encoded alone by the merge loop, do not end as that one
+    token: only tiktoken's whole-chunk rule (Hugging Face's ``ignore_merges``) gives
+    them, so a merge-list format without it (GPT-2's files) cannot hold them.
+
+    >>> r = {bytes([i]): i for i in range(256)} | {b"abc": 256}
+    >>> stuck_tokens(r)   # no "ab" or "bc": a, b, c never join
+    [b'abc']
+    """
+    merges = recover_merges(ranks) if merges is None else merges
+    made = {new for _, new in merges}
+    return [t for t, r in sorted(ranks.items(), key=lambda kv: kv[1])
+            if len(t) > 1 and r not in made and len(byte_pair_merge(t, ranks)) != 1]
+
+
+def merge_list_problem(ranks: dict[bytes, int], merges, whole_chunk: bool, implied=None):
+    """Why a BPE replaying ``merges`` in list order would give other ids than the rank
+    loop on ``ranks``, as ``(index into merges or None, reason)``, or None: they agree.
+
+    ``merges``: ``[((left_id, right_id), new_id), ...]`` in the reader's order, each
+    joining two tokens into the token they spell. ``whole_chunk``: the reader has
+    tiktoken's rule that a chunk which is one token is that token (Hugging Face's
+    ``ignore_merges``). They agree when (1) the ids made never fall along the list
+    (the list's order is the rank order), (2) every merge the ranks imply
+    (``recover_merges``) is listed, (3) every token no merge of lower ids makes is
+    listed with each of its splits into two tokens (``replay_merges``), and (4)
+    without the whole-chunk rule, every token's own bytes merge into it
+    (``stuck_tokens``). Other splits may be listed: the rank loop would join them too.
+
+    >>> r = {bytes([i]): i for i in range(256)} | {b"qr": 256, b"pq": 257, b"pqr": 258}
+    >>> merge_list_problem(r, [((113, 114), 256), ((112, 113), 257), ((257, 114), 258)], True)[1]
+    "token 258 (b'pqr') is made by no merge (112, 256) (b'p' + b'qr'), which the ranks join it from"
+    """
+    vocab = {i: b for b, i in ranks.items()}  # int -> bytes
+    last, listed = -1, set()  # the id the previous merge made; the pairs seen
+    for k, ((a, b), new) in enumerate(merges):
+        if new < last:
+            return k, (f"it makes token {new} ({vocab[new]!r}) after a merge made token {last}; a merge-list "
+                       f"reader joins in list order, the rank encoder lowest id first")
+        if ((a, b), new) in listed:
+            return k, f"it repeats the merge {(a, b)} ({vocab[a]!r} + {vocab[b]!r})"
+        last = new
+        listed.add(((a, b), new))
+    implied = recover_merges(ranks) if implied is None else implied
+    for pair, new in implied:
+        if (pair, new) not in listed:
+            return None, (f"token {new} ({vocab[new]!r}) is made by no merge {pair} ({vocab[pair[0]]!r} + "
+                          f"{vocab[pair[1]]!r}), which the ranks join it from")
+    made = {new for _, new in implied}
+    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+        if len(token) < 2 or rank in made:
+            continue
+        for pair in _splits(token, ranks):
+            if (pair, rank) not in listed:
+                return None, (f"token {rank} ({token!r}) is made by no merge of lower ids, and the merge {pair} "
+                              f"({vocab[pair[0]]!r} + {vocab[pair[1]]!r}) that spells it is not listed, so a "
+                              f"merge-list reader never makes it where the rank encoder does (inside a longer "
+                              f"chunk)")
+        if not whole_chunk and len(byte_pair_merge(token, ranks)) != 1:
+            return None, (f"token {rank} ({token!r}) is not made by merging its own bytes, and the reader has no "
+                          f"whole-chunk rule (ignore_merges), so text that is that token alone gets other ids")
+    return None

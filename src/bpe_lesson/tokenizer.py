@@ -13,20 +13,24 @@ caller allows it; allowed ones become their id and are never split or merged.
 
 What this module does not do: train (``trainer.py``), define the rank loop
 (``ranks.py``), read or write files (``formats/`` and ``tiktoken_io.py``, which
-``save``, ``load`` and the ``*_tiktoken`` methods call), or encode batches
-(``_internal/batch.py``, mixed in).
+``save``, ``load`` and the ``*_tiktoken`` methods call), encode batches
+(``_internal/batch.py``, mixed in), or spell tiktoken's and Hugging Face's other
+names (``_internal/tiktoken_surface.py`` and ``_internal/hf_surface.py``, mixed in).
 """
 
 from __future__ import annotations
 
+import operator
 import random
 
 import numpy as np
 
 from ._internal.batch import BatchEncoding
-from ._internal.checks import as_ids, as_text, check_special_tokens, refuse_specials_in, replace_surrogates
+from ._internal.checks import as_ids, as_text, check_special_tokens, old_keyword, refuse_specials_in
+from ._internal.checks import replace_surrogates
 from ._internal.compiled_path import CompiledPath
 from ._internal.streaming import encode_iterable, encode_iterable_to_numpy
+from ._internal.hf_surface import HuggingFaceNames
 from ._internal.tiktoken_surface import EncodingSurface, UnknownTokenError
 from .formats.byte_tables import ByteTables
 from .formats.tokenizer_json import JsonFile
@@ -40,7 +44,42 @@ _CACHE_LIMIT = 200_000
 _U32 = np.uint32
 
 
-class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTables):
+def checked_merges(merges, vocab=None) -> list:
+    """``merges`` as ``[((int, int), int), ...]``, each checked: a pair of known ids and a
+    new id, all integers (a NumPy integer too; not 256.7, not True), no id made twice.
+    Without ``vocab``, a merge joins ids made before it (the bytes 0-255 or an earlier merge).
+
+    >>> checked_merges([((97, 98), 256), ((97, 99), 256)])
+    Traceback (most recent call last):
+    ValueError: merge 1 ((97, 99) -> 256) makes id 256, which merge 0 already makes; each merge makes a new id
+    """
+    out, made = [], {}  # int -> the merge that made it
+    for k, m in enumerate(merges):
+        try:
+            (a, b), n = m
+            ids = [operator.index(x) if not isinstance(x, bool) else None for x in (a, b, n)]
+        except (TypeError, ValueError):
+            raise ValueError(f"merge {k} is {str(m)[:60]}; a merge is ((left_id, right_id), new_id), "
+                             f"each an integer") from None
+        if None in ids:
+            raise ValueError(f"merge {k} is {str(m)[:60]}; ids are integers, not True/False")
+        a, b, n = ids
+        if n in made:
+            raise ValueError(f"merge {k} (({a}, {b}) -> {n}) makes id {n}, which merge {made[n]} already makes; "
+                             f"each merge makes a new id")
+        known = (lambda i: 0 <= i < 256 or i in made) if vocab is None else (lambda i: i in vocab)
+        for side in (a, b):
+            if not known(side):
+                raise ValueError(f"merge {k} (({a}, {b}) -> {n}) joins id {side}, which is neither a byte (0-255) "
+                                 f"nor made by an earlier merge")
+        if vocab is None and 0 <= n < 256:
+            raise ValueError(f"merge {k} (({a}, {b}) -> {n}) makes id {n}, a byte's id; new ids start at 256")
+        made[n] = k
+        out.append(((a, b), n))
+    return out
+
+
+class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, JsonFile, ByteTables):
     """A byte-level BPE tokenizer.
 
     ``merges``: ``[((left_id, right_id), new_id), ...]`` in merge order.
@@ -67,7 +106,7 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTabl
         # list is recovered from the ranks the first time someone reads .merges
         if merges is None and vocab is None:
             raise ValueError("merges=None needs a vocab (an imported rank table); pass merges=[] for the 256 bytes alone")
-        self._merges = None if merges is None else [((int(a), int(b)), int(n)) for (a, b), n in merges]
+        self._merges = None if merges is None else checked_merges(merges, vocab)
         if vocab is None:
             vocab = vocab_from_merges(self._merges)
         self.vocab = dict(vocab)  # int -> bytes
@@ -255,14 +294,17 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTabl
         refuse_specials_in(self, [text], disallowed)
 
     # ---- decoding ---------------------------------------------------------
-    def decode_bytes(self, ids) -> bytes:
-        """The bytes of a list of ids, special tokens included.
+    def decode_bytes(self, tokens=None, *, ids=None) -> bytes:
+        """The bytes of a list of ids, special tokens included. (``tokens`` is tiktoken's name;
+        ``ids=``, this package's name before it, still works, with a ``DeprecationWarning``.)
 
-        >>> Tokenizer([]).decode_bytes([104, 105])
-        b'hi'
+        >>> Tokenizer([]).decode_bytes([104, 105]), Tokenizer([]).decode_bytes(tokens=[104, 105])
+        (b'hi', b'hi')
         """
+        if tokens is None or ids is not None:  # subtle: a positional call pays two tests for the old name
+            tokens = old_keyword("decode_bytes", "ids", ids, "tokens", tokens)
         out = []
-        for i in as_ids(ids):
+        for i in as_ids(tokens):
             b = self.vocab.get(i)
             if b is None:
                 b = self._special_by_id.get(i)
@@ -272,11 +314,14 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, JsonFile, ByteTabl
             out.append(b)
         return b"".join(out)
 
-    def decode(self, ids, errors="replace") -> str:
+    def decode(self, tokens=None, errors="replace", *, ids=None) -> str:
         """Ids back to text; bytes that are not valid UTF-8 become U+FFFD (``errors``: as in
-        ``bytes.decode``, "strict" raises ``UnicodeDecodeError`` instead).
+        ``bytes.decode``, "strict" raises ``UnicodeDecodeError`` instead). ``tokens`` is
+        tiktoken's name; ``ids=`` still works (deprecated).
 
         >>> Tokenizer([]).decode([0xE2, 0x82])   # a cut-off euro sign
         '\ufffd'
         """
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        if tokens is None or ids is not None:
+            tokens = old_keyword("decode", "ids", ids, "tokens", tokens)
+        return self.decode_bytes(tokens).decode("utf-8", errors=errors)

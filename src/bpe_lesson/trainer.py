@@ -15,6 +15,9 @@ What this module does not do: read files or follow a YAML config (``scale/``).
 
 from __future__ import annotations
 
+import os
+import warnings
+
 from ._internal import backend as _backend
 from . import incremental, textbook
 from ._internal.progress import check_progress, progress_bar
@@ -56,6 +59,23 @@ def _check_covered(text, pattern, specials, chunk_counts) -> None:
             raise uncovered_error(piece, at, pattern, f"a piece of document {k}")
 
 
+class StoppedShort(UserWarning):
+    """``train`` made fewer ids than ``vocab_size`` asks for; the message says both and why."""
+
+
+def _why_short(text, vocab_size: int, made: int, min_frequency: int, max_token_length) -> str:
+    """The ``StoppedShort`` message: both numbers, the rule that stopped the merges, and a
+    text that is one line naming a file (trained on as its name, not its contents)."""
+    floor = max(min_frequency, 2)
+    why = f"no pair occurs {floor} times or more" + (
+        f" within max_token_length {max_token_length}" if max_token_length is not None else "")
+    docs = [text] if isinstance(text, str) else text[:1] if len(text) == 1 else []
+    named = [d for d in docs if 0 < len(d) < 4096 and "\n" not in d and os.path.exists(d.strip())]
+    hint = (f"; the text {named[0]!r:.80} is the name of a file: train(read_documents({named[0]!r:.80}), ...) "
+            f"trains on what it holds" if named else "; more text gives more pairs")
+    return f"train made {made:,} ids, not the {vocab_size:,} asked for: {why}{hint}"
+
+
 def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorithm="incremental",
           backend=None, verbose=False, workers=None, normalize=None, tie_break="smallest-ids",
           min_frequency=2, max_token_length=None, progress=None, processes=None) -> Tokenizer:
@@ -66,7 +86,7 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     YAML trainer and ``pack`` do (``documents.py``: ``.txt``, each ``.jsonl`` line's
     ``text_field``, a parquet column, a folder with a ``glob``, ``"-"`` for stdin).
     ``vocab_size``: ids in all: 256 bytes + merges + special tokens. Training stops
-    earlier when no pair occurs twice.
+    earlier when no pair occurs twice, and then warns (``StoppedShort``) with both numbers.
     ``pattern``: "gpt2", "gpt4", "o200k", a regex, or None (each document is one chunk).
     ``special_tokens``: strings that get the ids after the merges, in the given order.
     ``algorithm``: "incremental" (fast) or "textbook" (recounts every pair each merge).
@@ -145,6 +165,9 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
         merges = impl.train_merges(chunk_counts, n_merges, verbose=verbose, progress=bar.update,
                                    tie_break=tie_break, min_frequency=min_frequency,
                                    max_token_length=max_token_length)
+    if len(merges) < n_merges:
+        warnings.warn(StoppedShort(_why_short(text, vocab_size, len(merges) + 256 + len(specials), min_frequency,
+                                              max_token_length)), stacklevel=2)
     first = 256 + len(merges)
     return Tokenizer(merges, pattern=pattern, special_tokens={s: first + k for k, s in enumerate(specials)},
                      normalize=normalize, backend=backend)  # it encodes on the backend it was trained on

@@ -57,3 +57,41 @@ def test_one_summary_then_the_exercises_under_their_heading(name):
     assert exercises and all(at > headings[0] for at in exercises), f"{name}: an exercise outside its section"
     n = EXERCISES.get(name)
     assert n is None or len(exercises) == n, f"{name}: {len(exercises)} exercises, not {n}"
+
+
+# Most significant digits a stored output may show for a computed float. BLAS kernels
+# (Intel AVX-512, AMD Zen, Haswell), thread counts and CPU generations differ in the
+# last bits of a float; nbval compares stored outputs as text, so a float shown to 16
+# digits fails on another CPU. Every printed or glued float is rounded to what the
+# text needs, which is at most this many digits.
+MAX_DIGITS = 8
+FLOAT = re.compile(r"(?<![\w.])-?(\d+\.\d+)(?:e[-+]?\d+)?(?![\w.])")
+
+
+def _significant(digits: str) -> int:
+    """'0.00026825' -> 5, '3.294422149658203' -> 16, '120.50' -> 5."""
+    return len(digits.replace(".", "").lstrip("0"))
+
+
+def _shown(output: dict) -> str:
+    """Everything an output shows as text: a stream, a result's text/plain or HTML, a glued value."""
+    if "text" in output:
+        return "".join(output["text"])
+    shown = [v for k, v in output.get("data", {}).items() if "text" in k or k.endswith("json")]
+    return "".join("".join(v) if isinstance(v, list) else str(v) for v in shown)
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_no_stored_output_shows_a_float_to_its_last_bits(name):
+    too_long = []
+    for i, cell in enumerate(load(name)["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        for output in cell.get("outputs", []):
+            for m in FLOAT.finditer(_shown(output)):
+                # a literal the cell spells out (a word such as "3.14159265") is not computed
+                if _significant(m.group(1)) > MAX_DIGITS and m.group(0) not in source:
+                    too_long.append(f"cell {i}: {m.group(0)}")
+    assert not too_long, (f"{name}: floats shown to more than {MAX_DIGITS} significant digits "
+                          f"(round them to what the text needs): {too_long[:5]}")

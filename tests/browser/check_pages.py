@@ -6,7 +6,11 @@ at no less than 80% of its natural width, in a figure with a numbered caption; n
 power of ten written "10^12" outside code; no console error; no request that leaves
 the build folder; a solution folds and unfolds on click; an intended error shows its
 last line only, no output names a path of the build machine, every token row has its
-label. The checks that run inside the page are in pages.js. A failure names the page and
+label; printed output never wraps (each output <pre> is white-space: pre and shows as many
+lines as it prints) and, at 1280 px, no code cell scrolls sideways; the visible menu
+button (☰) opens the chapter list on screen (a drawer on a phone, the sidebar folds and
+unfolds on a laptop) and the visible contents button opens the page's contents; the
+landing page lists every chapter of _toc.yml. The checks that run inside the page are in pages.js. A failure names the page and
 the element. One screenshot per page goes to _build/screenshots/.
 
 Run after ``make book``: ``python -m pytest tests/browser/check_pages.py`` (``make test``
@@ -29,9 +33,11 @@ import tempfile
 import threading
 
 import pytest
+import yaml
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -43,6 +49,9 @@ CHROMIUM = "/usr/bin/chromium"
 WIDTH, HEIGHT = 1280, 900  # a laptop window
 WIDTHS = {"laptop": 1280, "phone": 414}  # every page is read at both
 CHECKS_JS = (pathlib.Path(__file__).parent / "pages.js").read_text()
+# every chapter the table of contents lists, as its built page: "book/the_merge_rule.html"
+TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
+CHAPTERS = [c["file"] + ".html" for part in TOC["parts"] for c in part["chapters"]]
 NOT_PAGES = {"_static", "_sources", "_images", "mathjax"}  # folders of assets, not pages
 
 
@@ -176,6 +185,65 @@ def check_solution(driver, page):
     return [], 1
 
 
+def on_screen(driver, root):
+    return set(driver.execute_script(CHECKS_JS + "\nreturn chapterLinksOnScreen(arguments[0], arguments[1]);",
+                                     CHAPTERS, root))
+
+
+def visible_button(driver, selector):
+    buttons = [b for b in driver.find_elements(By.CSS_SELECTOR, selector) if b.is_displayed()]
+    return buttons[0] if buttons else None
+
+
+def check_navigation(driver, page, width):
+    """The visible ☰ button shows the chapter list; the visible contents button the page's
+    contents; the landing page lists every chapter in its text. Returns (problems, clicks)."""
+    problems, clicks = [], 0
+    if page == "book/intro.html":
+        missing = [c for c in CHAPTERS if c not in on_screen(driver, "article.bd-article")]
+        if missing:
+            problems.append(f"the landing page's text links to no {', '.join(missing)}")
+    menu = visible_button(driver, ".primary-toggle")
+    if menu is None:
+        return problems + ["no visible menu button (.primary-toggle)"], clicks
+    everywhere = "#pst-primary-sidebar, #pst-primary-sidebar-modal"  # the sidebar, or the drawer it moves to
+    all_chapters = set(CHAPTERS)
+    try:
+        if width == "phone":
+            if on_screen(driver, everywhere) & all_chapters == all_chapters:
+                problems.append("the chapter list is on screen before the menu button is clicked")
+            menu.click()
+            clicks += 1
+            WebDriverWait(driver, 5).until(lambda d: on_screen(d, everywhere) >= all_chapters)
+            driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+            WebDriverWait(driver, 5).until(lambda d: not on_screen(d, everywhere))
+        else:
+            WebDriverWait(driver, 5).until(lambda d: on_screen(d, everywhere) >= all_chapters)
+            menu.click()
+            clicks += 1
+            WebDriverWait(driver, 5).until(lambda d: not on_screen(d, everywhere))
+            menu.click()
+            clicks += 1
+            WebDriverWait(driver, 5).until(lambda d: on_screen(d, everywhere) >= all_chapters)
+    except Exception:
+        shown = sorted(all_chapters & on_screen(driver, everywhere))
+        problems.append(f"the menu button at {WIDTHS[width]} px: {len(shown)} of {len(all_chapters)} "
+                        "chapter links on screen at the wrong moment (it opens or folds nothing)")
+        return problems, clicks
+    contents = visible_button(driver, ".secondary-toggle")
+    if contents is not None:  # below 1200 px, on a page with sections
+        contents.click()
+        clicks += 1
+        try:
+            WebDriverWait(driver, 5).until(lambda d: d.execute_script(
+                "const m = document.querySelector('#pst-secondary-sidebar-modal');"
+                "return !!m && m.open && [...m.querySelectorAll('a')].some(a => a.getClientRects().length > 0);"))
+            driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+        except Exception:
+            problems.append(f"the contents button at {WIDTHS[width]} px opens no list of the page's sections")
+    return problems, clicks
+
+
 def save_screenshot(driver, page):
     """The whole page, top to bottom, as one JPEG named after the page (smaller than a PNG)."""
     size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
@@ -204,11 +272,16 @@ def test_page(page, width, server, browser):
     driver.get(f"{server}/{page}")
     wait_for_page(driver)
     add({"pages": 1})
-    problems, toggled = check_solution(driver, page)
+    problems, clicks = check_navigation(driver, page, width)
+    add({"menu buttons clicked": clicks})
+    more, toggled = check_solution(driver, page)
+    problems += more
     add({"solutions toggled": toggled})
     # then with every solution and hidden cell unfolded, as a reader may read the page
     narrow = "true" if width == "phone" else "false"
-    for check in ("openAll()", "checkMath()", f"checkWidths({narrow})", f"checkImages({narrow})", "checkOutputs()"):
+    checks = ["openAll()", "checkMath()", f"checkWidths({narrow})", f"checkImages({narrow})", "checkOutputs()",
+              "checkNoWrap()"] + ([] if width == "phone" else ["checkCodeFits()"])
+    for check in checks:
         result = run(driver, check)
         problems += result["problems"]
         add(result["count"])

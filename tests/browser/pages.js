@@ -89,9 +89,9 @@ function checkMath() {
 }
 
 // No pre block, output, table, formula or token row wider than its box.
-// Code (cells and listings) may scroll sideways in its own box at any width: it never wraps,
-// which would lose its indentation. narrow (a phone's width): display math and wide tables
-// may scroll in their boxes too; printed output must fit at every width.
+// Code (cells and listings) and printed output may scroll sideways in their own boxes at any
+// width: they never wrap (checkNoWrap), which would lose indentation and columns. narrow
+// (a phone's width): display math and wide tables may scroll in their boxes too.
 function checkWidths(narrow) {
   const problems = [];
   const count = {"pre blocks": 0, "cell outputs": 0, tables: 0, "token rows": 0};
@@ -105,7 +105,7 @@ function checkWidths(narrow) {
     if (el.matches("div.cell_output")) count["cell outputs"] += 1;
     if (el.matches(".token-row")) count["token rows"] += 1;
     const output = el.closest("div.cell_output");
-    if (!output && el.closest("div.cell_input, div.highlight")) continue;  // code scrolls by design
+    if (el.closest("div.cell_input, div.highlight")) continue;  // code and printed lines scroll by design
     if (narrow && (el.closest("div.pst-scrollable-table-container") || (!output && el.closest("div.math")))) continue;
     if (el.scrollWidth > el.clientWidth + 1) {
       problems.push(`${describe(el)}: content ${el.scrollWidth} px wide in a ${el.clientWidth} px box (clipped or scrolled)`);
@@ -123,7 +123,53 @@ function checkWidths(narrow) {
   return {count, problems};
 }
 
-// Every image loaded; a raster figure drawn at >= 80% of its natural width, so text
+// Printed output keeps its lines: each output <pre> is set white-space: pre, and it shows
+// as many line boxes as its text has lines (a wrapped line would add boxes).
+function checkNoWrap() {
+  const problems = [];
+  const count = {"output blocks (no line wrapped)": 0};
+  for (const pre of article.querySelectorAll("div.cell_output pre")) {
+    if (!visible(pre)) continue;
+    count["output blocks (no line wrapped)"] += 1;
+    const ws = getComputedStyle(pre).whiteSpace;
+    if (ws !== "pre") {
+      problems.push(`${describe(pre)}: printed output set white-space: ${ws} (it wraps; want pre)`);
+      continue;
+    }
+    const lines = pre.textContent.replace(/\n+$/, "").split("\n").length;
+    const range = document.createRange();
+    range.selectNodeContents(pre);
+    // the line boxes' tops, spans on one line merged (their tops differ by a pixel or two)
+    const half = parseFloat(getComputedStyle(pre).lineHeight) / 2 || 8;
+    const tops = [...range.getClientRects()].filter(r => r.height > 0).map(r => r.top).sort((a, b) => a - b);
+    let shown = 0, last = -Infinity;
+    for (const top of tops) {
+      if (top - last > half) { shown += 1; last = top; }
+    }
+    if (shown > lines) {
+      problems.push(`${describe(pre)}: ${lines} printed lines shown on ${shown} lines (wrapped)`);
+    }
+  }
+  return {count, problems};
+}
+
+// At a laptop's width every code cell's lines fit its box: none scrolls sideways.
+function checkCodeFits() {
+  const problems = [];
+  const count = {"code cells (fit at 1280 px)": 0};
+  for (const pre of article.querySelectorAll("div.cell_input pre")) {
+    if (!visible(pre)) continue;
+    count["code cells (fit at 1280 px)"] += 1;
+    if (pre.scrollWidth > pre.clientWidth + 1) {
+      const longest = Math.max(...pre.textContent.split("\n").map(l => l.length));
+      problems.push(`${describe(pre)}: code ${pre.scrollWidth} px wide in a ${pre.clientWidth} px box ` +
+                    `(its longest line: ${longest} characters)`);
+    }
+  }
+  return {count, problems};
+}
+
+// Every image loaded; a raster figure drawn at >= 80% of the width it is meant for, so text
 // drawn at 10 pt and 100 dpi (about 14 px) stays at 11 px or more.
 function checkImages(narrow) {
   const problems = [];
@@ -142,9 +188,14 @@ function checkImages(narrow) {
       problems.push(`${describe(img)}: a figure without a numbered caption`);
     }
     const shown = img.getBoundingClientRect().width;
-    if (shown < 0.8 * img.naturalWidth) {
-      problems.push(`${describe(img)}: figure ${img.naturalWidth} px wide drawn at ${Math.round(shown)} px ` +
-                    `(${Math.round(100 * shown / img.naturalWidth)}%; its text shrinks with it)`);
+    // a sharp (retina) PNG is stored at twice the width it declares: its text is sized for
+    // the declared width, so that is the width it must be drawn at; any other declared
+    // width is a shrink like any other
+    const declared = parseFloat(img.style.width) || parseFloat(img.getAttribute("width")) || 0;
+    const meant = declared > 0 && Math.abs(img.naturalWidth - 2 * declared) <= 2 ? declared : img.naturalWidth;
+    if (shown < 0.8 * meant) {
+      problems.push(`${describe(img)}: figure ${img.naturalWidth} px wide (meant for ${Math.round(meant)} px) ` +
+                    `drawn at ${Math.round(shown)} px (${Math.round(100 * shown / meant)}%; its text shrinks with it)`);
     }
   }
   return {count, problems};
@@ -189,4 +240,17 @@ function openAll() {
   }
   for (const d of article.querySelectorAll("details:not([open])")) { d.open = true; opened += 1; }
   return {count: {"folded blocks opened": opened}, problems: []};
+}
+
+// Links to the book's chapters on screen: shown and inside the window's width.
+// chapters: the chapters' paths ("book/the_merge_rule.html"); rootSelector: where to look.
+function chapterLinksOnScreen(chapters, rootSelector) {
+  const seen = new Set();
+  for (const a of document.querySelectorAll(rootSelector.split(",").map(r => r + " a[href]").join(","))) {
+    const r = a.getBoundingClientRect();
+    if (!visible(a) || r.width === 0 || r.right <= 0 || r.left >= window.innerWidth) continue;
+    const path = new URL(a.href).pathname;
+    for (const c of chapters) if (path.endsWith("/" + c)) seen.add(c);
+  }
+  return [...seen];
 }

@@ -87,3 +87,48 @@ def test_workers_above_the_cores_warn_and_are_capped(tmp_path):
 def test_absurd_workers_are_refused(tmp_path):
     with pytest.raises(ConfigError, match=r"c\.yaml: workers: 100,000 worker processes is absurd"):
         load_config(config_with_workers(tmp_path, 100000))
+
+
+def test_one_rule_bounds_workers_for_pack_too(tmp_path):
+    # issue 48, Medium 7: the YAML trainer's bound, for pack (which had asked for Pool(250000))
+    from bpe_lesson.lm.pack import pack
+
+    src = tmp_path / "a.txt"
+    src.write_text("hello world\n" * 10, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"workers: 250,000 worker processes is absurd \(at most 1,024\)"):
+        pack([src], "cl100k_base", tmp_path / "out", workers=250_000)
+    assert not (tmp_path / "out").exists()  # refused before the folder is made
+    with pytest.warns(UserWarning, match=rf"workers: {CORES + 38} is more than the {CORES} cores"):
+        pack([src], "cl100k_base", tmp_path / "out2", workers=CORES + 38)
+
+
+def test_the_output_is_never_an_input(tmp_path):
+    # issue 48, Medium 5: output: ./keep.tiktoken with file: ./keep.tiktoken, and path: . + glob "*"
+    (tmp_path / "keep.tiktoken").write_text("a precious file\n", encoding="utf-8")
+    (tmp_path / "c.txt").write_text("hello world\n", encoding="utf-8")
+    path = tmp_path / "c.yaml"
+    path.write_text("output: ./keep.tiktoken\nphases:\n  - merges: 5\n    sources: [{file: ./keep.tiktoken}]\n",
+                    encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"c\.yaml: phases\[0\]\.sources\[0\]\.file: .*keep\.tiktoken is, or holds no file but, "
+                                         r"the output"):
+        load_config(path)
+    path.write_text("output: ./keep.tiktoken\nphases:\n  - merges: 5\n    sources: [{path: ., glob: \"*\"}]\n",
+                    encoding="utf-8")
+    files = [os.path.basename(f) for f in load_config(path).phases[0].sources[0].files]
+    assert "keep.tiktoken" not in files and "c.txt" in files
+
+
+def test_pack_never_reads_its_own_folder(tmp_path):
+    # issue 48, Medium 6: pack src --glob '*' --out src/shards packed its lock and tokenizer files
+    from bpe_lesson.lm.pack import pack
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (src / name).write_text(f"{name} hello\n", encoding="utf-8")
+    for _ in range(2):  # a rerun sees the shards of the first run, and leaves them out too
+        manifest = pack([src], "cl100k_base", src / "shards", glob="*", overwrite=True)
+        assert manifest["documents"] == 2 and manifest["total_tokens"] == 10  # "a.txt hello\n" is 4 ids + EOS
+    with pytest.raises(ValueError, match=r"source .*shards.* is inside the output .*shards"):
+        pack([src / "a.txt", next(p for p in (src / "shards").iterdir() if p.is_file())], "cl100k_base",
+             src / "shards", overwrite=True)

@@ -59,14 +59,16 @@ def test_merge_order_that_contradicts_the_ranks_is_refused(tmp_path):
     # is the token "abc" (258); Hugging Face has no merge a + bc and gives [120, 97, 256]
     d = abc_table([("b", "c"), ("a", "b"), ("ab", "c")])
     assert HFTokenizer.from_str(json.dumps(d)).encode("xabc").ids == [120, 97, 256]
-    with pytest.raises(ValueError, match=r"tokenizer\.json: token 258 \(b'abc'\) is made by the merge \(257, 99\)"):
+    with pytest.raises(ValueError, match=r"tokenizer\.json: model\.merges: token 258 \(b'abc'\) is made by no merge "
+                                         r"\(97, 256\)"):
         from_huggingface(write(tmp_path, d))
 
 
 def test_ignore_merges_false_with_a_token_no_merge_builds_is_refused(tmp_path):
     d = abc_table([("a", "b")], extra=["xyz"], ignore_merges=False)
     assert HFTokenizer.from_str(json.dumps(d)).encode("xyz").ids == [120, 121, 122]  # never 256
-    with pytest.raises(ValueError, match=r"token 256 \(b'xyz'\) is made by no merge and model\.ignore_merges"):
+    with pytest.raises(ValueError, match=r"token 256 \(b'xyz'\) is not made by merging its own bytes, and the reader "
+                                         r"has no whole-chunk rule \(ignore_merges\)"):
         from_huggingface(write(tmp_path, d))
     d["model"]["ignore_merges"] = True  # then both give the whole chunk its token
     assert from_huggingface(write(tmp_path, d)).encode("xyz") == HFTokenizer.from_str(json.dumps(d)).encode("xyz").ids
@@ -201,3 +203,46 @@ def test_generated_files_are_refused_or_give_tokenizers_ids(tmp_path, backend):
     assert counts["refused"] >= 10 and counts["equal"] >= 10, counts
     assert "none" in kinds_equal and {"swap merges", "float id", "drop byte"} <= kinds_refused, (
         kinds_equal, kinds_refused)
+
+
+# ---- issue 48: added-token flags honoured or refused; an added token merges make ------
+
+def with_mask(**flags) -> dict:
+    d = abc_table([("a", "b")])
+    d["model"]["vocab"]["<mask>"] = 300
+    d["added_tokens"] = [{"id": 300, "content": "<mask>", "special": True, "single_word": False, "lstrip": False,
+                          "rstrip": False, "normalized": False} | flags]
+    return d
+
+
+@pytest.mark.parametrize("flag", ["lstrip", "rstrip", "single_word"])
+def test_added_token_flags_that_move_the_match_are_refused(tmp_path, flag, backend):
+    text = "ab <mask> ab"
+    d = with_mask(**{flag: True})
+    hf_flagged = HFTokenizer.from_str(json.dumps(d)).encode(text).ids
+    plain = from_huggingface(write(tmp_path, with_mask()))  # all flags false: read, and tokenizers' ids
+    plain.backend = backend
+    exact = plain.encode(text, allowed_special="all")
+    assert exact == HFTokenizer.from_str(json.dumps(with_mask())).encode(text).ids
+    if flag != "single_word":  # (here "<mask>" stands between spaces: a whole word either way)
+        assert hf_flagged != exact  # the flag changes tokenizers' ids: it cannot be ignored
+    with pytest.raises(ValueError, match=rf"tokenizer\.json: added_tokens\[0\] \('<mask>'\) has {flag} true"):
+        from_huggingface(write(tmp_path, d))
+
+
+def test_normalized_false_is_refused_where_the_normalizer_can_make_the_token(tmp_path):
+    d = with_mask()
+    d["normalizer"] = {"type": "NFKC"}
+    # full-width "＜mask＞" becomes "<mask>" under NFKC: matched before it (tokenizers) or after (us)
+    assert 300 not in HFTokenizer.from_str(json.dumps(d)).encode("ab ＜mask＞").ids
+    with pytest.raises(ValueError, match=r"added_tokens\[0\] \('<mask>'\) has normalized false: .* NFKC"):
+        from_huggingface(write(tmp_path, d))
+    d["normalizer"] = {"type": "NFC"}  # NFC never makes "<mask>" from other text: read
+    assert from_huggingface(write(tmp_path, d)).special_tokens == {"<mask>": 300}
+
+
+def test_an_added_token_that_merges_also_make_is_named(tmp_path):
+    d = abc_table([("a", "b")])
+    d["added_tokens"] = [{"id": 256, "content": "ab", "special": True}]  # the same id and text as the merge's
+    with pytest.raises(ValueError, match=r"model\.merges\[0\] joins or makes id 256, which is the added token 'ab'"):
+        from_huggingface(write(tmp_path, d))

@@ -294,6 +294,21 @@ def memory_kb():
     return fields
 
 
+def status_kb(reset_peak=False):
+    """VmHWM (the peak resident memory), VmRSS and RssFile of this process, in kB (/proc/self/status);
+    ``reset_peak`` first sets VmHWM to VmRSS (writing 5 to /proc/self/clear_refs)."""
+    if reset_peak:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    fields = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, rest = line.partition(":")
+            if key in ("VmHWM", "VmRSS", "RssFile"):
+                fields[key] = int(rest.split()[0])
+    return fields
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs Linux's smaps_rollup")
 def test_the_dataset_memory_maps_its_shards(tmp_path):
     # 3 shards of 25,000,000 uint32 ids: 300 MB on disk, written directly in the shard format
@@ -315,12 +330,17 @@ def test_the_dataset_memory_maps_its_shards(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
     ds = SlidingWindowDataset(str(tmp_path), 1_000_000)
     ds[0]
+    peak_before = status_kb(reset_peak=True)
     before = memory_kb()
     total = 0
     for i in range(len(ds)):  # every id of every shard, a window (8 MB as int64) at a time
         total += int(ds[i][1][-1])
     after = memory_kb()
+    peak_after = status_kb()
     on_disk_kb = k * n * 4 // 1024
+    # the peak (VmHWM), not only the end: above the start, besides the shards' own file pages
+    besides = (peak_after["VmHWM"] - peak_before["VmRSS"]) - (peak_after["RssFile"] - peak_before["RssFile"])
+    assert besides < on_disk_kb / 10, f"the peak rose {besides:,} kB besides the shards' pages"
     # subtle: without the fsync above, the map would count the just-written (dirty) pages as
     # Private_Dirty though nothing is copied; Anonymous (memory no file backs) would stay flat
     for key in ("Private_Dirty", "Anonymous"):
@@ -329,5 +349,7 @@ def test_the_dataset_memory_maps_its_shards(tmp_path):
     assert len(ds) == (n * k - 1) // 1_000_000 and total > 0
     # the control: reading one shard into memory does show up
     start = memory_kb()["Anonymous"]
+    peak_start = status_kb(reset_peak=True)
     whole = np.fromfile(tmp_path / "shard_00000.bin", dtype=np.uint32)
     assert memory_kb()["Anonymous"] - start > 0.9 * n * 4 / 1024 and len(whole) == n
+    assert status_kb()["VmHWM"] - peak_start["VmRSS"] > 0.9 * n * 4 / 1024  # and in the peak

@@ -56,6 +56,35 @@ def test_an_unreadable_source_fails_before_anything_is_written(tmp_path, tok_pat
     assert not out.exists() or os.listdir(out) == []
 
 
+@pytest.mark.parametrize("name, says", [
+    ("nonexistent_model", "not a vocabulary the package knows (its names: cl100k_base, llama3"),
+    ("gpt-17", "not a vocabulary the package knows"),
+    ("missing/tok.tiktoken", "no such file"),
+])
+def test_an_unknown_tokenizer_is_refused_before_a_folder_is_made(tmp_path, capsys, name, says):
+    src = jsonl(tmp_path / "d.jsonl", ["hello"])
+    out = tmp_path / "o"
+    assert cli_main(["pack", src, "--tokenizer", name, "--out", str(out), "--quiet"]) == 2
+    assert f"--tokenizer {name}: " in capsys.readouterr().err
+    with pytest.raises(ValueError, match=rf"--tokenizer {name}: .*{says.replace('(', '.')}"):
+        pack([src], name, str(out), progress=False)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("tokenizer", ["cl100k_base", "file"])
+def test_a_pack_refused_before_its_first_shard_removes_the_folder_it_made(tmp_path, tok_path, tokenizer):
+    # the name writes tokenizer.tiktoken into the new folder first; the refusal takes it away
+    out, kept = tmp_path / "o", tmp_path / "kept"
+    kept.mkdir()
+    (kept / "notes.txt").write_text("mine")
+    for folder in (out, kept):
+        with pytest.raises(ValueError, match="no file matching"):
+            pack([str(tmp_path)], tok_path if tokenizer == "file" else tokenizer, str(folder),
+                 glob="*.nothing", progress=False)
+    assert not out.exists()
+    assert os.listdir(kept) == ["notes.txt"]  # a folder it did not make keeps what it held
+
+
 def test_a_failed_fresh_pack_leaves_no_state_file(tmp_path, tok_path):
     src = jsonl(tmp_path / "d.jsonl", ["hello", "world"])
     with open(src, "a") as f:

@@ -17,6 +17,7 @@ import pytest
 
 import bpe_lesson
 from bpe_lesson.__main__ import main as cli_main
+from bpe_lesson.lm.chat import render_chat
 from bpe_lesson.lm.pack import pack
 from bpe_lesson.lm.shards import dtype_for, read_manifest, verify
 from bpe_lesson.tokenizer import Tokenizer
@@ -225,8 +226,11 @@ def test_a_tokenizer_without_the_eos_token_is_refused(tmp_path):
     path = str(tmp_path / "noeos.json")
     Tokenizer([], pattern="gpt4").save(path)
     src = write_jsonl(tmp_path / "d.jsonl", ["x"])
-    with pytest.raises(ValueError, match=r"no special token '<\|endoftext\|>'.*--eos"):
+    # addressed to both callers: the keyword in Python, the flag on the command line
+    with pytest.raises(ValueError, match=r"no special token '<\|endoftext\|>'.* with eos= \(--eos on the command"):
         pack([src], path, str(tmp_path / "out"), progress=False)
+    with pytest.raises(ValueError, match=r"no special token '<\|endoftext\|>'.* with eos= \(--eos on the command"):
+        render_chat(Tokenizer([], pattern="gpt4"), [{"role": "user", "content": "hi"}])
 
 
 def test_packing_over_finished_shards_needs_overwrite(packed, tok_path, tmp_path):
@@ -292,6 +296,34 @@ def test_verify_a_manifest_that_lies_about_its_totals(packed):
     problems = verify(packed)
     assert problems_about(problems, "manifest.json: total_tokens:")
     assert problems_about(problems, "manifest.json: dtype: uint32 but vocab_size 512 calls for uint16")
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (dict(byte_order="big"), "manifest.json: byte_order: 'big', but shards are little-endian"),
+    (dict(vocab_size=2**40, dtype="uint32"), "manifest.json: vocab_size: 1,099,511,627,776 is not between 1 and 2**32"),
+])
+def test_verify_lists_a_manifest_it_cannot_honour_as_a_problem(packed, capsys, edit, problem):
+    edit_manifest(packed, lambda m: m.update(edit))
+    assert problems_about(verify(packed), problem)
+    assert cli_main(["verify", packed]) == 1  # a problem found, not a usage error
+    assert problem in capsys.readouterr().err
+
+
+def test_verify_names_a_field_past_pythons_4300_digits(packed):
+    path = os.path.join(packed, "manifest.json")
+    text = open(path).read()
+    open(path, "w").write(text.replace('"total_tokens": ', '"total_tokens": ' + "9" * 5000, 1))
+    assert "9" * 5000 in open(path).read()
+    assert problems_about(verify(packed), "manifest.json: field 'total_tokens' is missing or not int "
+                                          "(got <an integer of 5,00")
+
+
+def test_verify_of_a_folder_that_is_not_there_is_a_usage_error(packed, tmp_path, capsys):
+    assert cli_main(["verify", str(tmp_path / "nowhere")]) == 2
+    assert "nowhere: no such folder" in capsys.readouterr().err
+    manifest = os.path.join(packed, "manifest.json")
+    assert cli_main(["verify", manifest]) == 2
+    assert "manifest.json: not a folder" in capsys.readouterr().err
 
 
 def test_verify_command_exits_nonzero_and_prints_each_problem(packed, capsys):
@@ -396,8 +428,9 @@ def test_pack_takes_a_model_name_and_a_tokenizer_object(tmp_path, prose_docs):
     tok = bpe_lesson.load(str(tmp_path / "by_name" / "tokenizer.tiktoken"))
     pack([src], tok, str(tmp_path / "by_object"), progress=False)
     assert read_all(str(tmp_path / "by_object"))[0].tolist() == want
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ValueError, match="no_such_model: no such file, and not a vocabulary"):
         pack([src], "no_such_model", str(tmp_path / "nothing"), progress=False)
+    assert not (tmp_path / "nothing").exists()
 
 
 def test_the_default_eos_is_the_models_own(tmp_path, prose_docs):

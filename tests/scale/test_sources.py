@@ -4,12 +4,17 @@ ASCII twin of each pattern splits ASCII text exactly as ``regex`` does; counting
 workers gives what counting in process gives."""
 
 import os
+import shutil
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import bpe_lesson
+from bpe_lesson import read_documents
 from bpe_lesson.scale import counting, sources
+from bpe_lesson.scale.config import ConfigError, parse_config
+from bpe_lesson.scale.phases import train_from_config
 from bpe_lesson.teaching import samples
 from bpe_lesson.chunks import count_chunks, to_byte_counts
 from bpe_lesson.scale.counting import ascii_twin, count_units
@@ -161,3 +166,42 @@ def test_patterns_the_twin_cannot_translate_fall_back_to_regex():
     assert ascii_twin(r"\w+|\s+") is None  # \w is not translated
     assert ascii_twin(r"[\S]+") is None  # \S inside a class is not translated
     assert ascii_twin(r" ?\p{L}+|\p{N}|\s+") is not None
+
+
+# ---- errors: skip in a YAML config: what read_documents(errors="skip") reads, the same warning ----
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_yaml_config_skips_what_read_documents_skips(tmp_path, backend, workers):
+    lib = os.path.dirname(os.__file__)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in ("abc.py", "heapq.py", "textwrap.py"):
+        shutil.copy(os.path.join(lib, name), corpus / (name[:-3] + ".txt"))
+    # a good start, then a Latin-1 byte after the first block: a streamed file must not keep its start
+    typing_py = open(os.path.join(lib, "typing.py"), "rb").read()
+    (corpus / "big.txt").write_bytes(typing_py * 12 + "\u00e9".encode("latin-1"))  # its bad byte past the first 1 MiB block
+    (corpus / "e.jsonl").write_text('{"text": "def f():\\n    return 1\\n"}\n{"text": 1}\n{"text": "x"}\n')
+    raw = {"output": str(tmp_path / "t.tiktoken"), "workers": workers, "vocab_size": 700, "errors": "skip",
+           "phases": [{"sources": [{"path": str(corpus)}]}]}
+    with pytest.warns(UserWarning) as caught:
+        tok = train_from_config(parse_config(raw), backend=backend, progress=False, log=lambda line: None,
+                                write=False).tokenizer
+    messages = [str(w.message) for w in caught if "skipped" in str(w.message)]
+    assert len(messages) == 1 and messages[0].startswith("phase 'phase 1': skipped 2 of 5 files")
+    assert f"{corpus / 'big.txt'} (not UTF-8 text (byte {os.path.getsize(corpus / 'big.txt') - 1:,}" in messages[0]
+    assert f"{corpus / 'e.jsonl'} (line 2: the field 'text' is a int, not a string" in messages[0]
+    with pytest.warns(UserWarning, match="skipped 2 of 5 files"):
+        want = bpe_lesson.train(read_documents(corpus, errors="skip"), 700, backend=backend)
+    assert tok.merges == want.merges
+    with pytest.raises(ValueError, match=r"big\.txt: not UTF-8 text"):
+        train_from_config(parse_config({**raw, "errors": "strict"}), progress=False, log=lambda line: None,
+                          write=False)
+
+
+def test_errors_in_a_config_is_checked():
+    raw = {"output": "t.tiktoken", "phases": [{"merges": 1, "sources": [{"file": __file__}]}]}
+    with pytest.raises(ConfigError, match=r"<config>: errors: 'ignore' should be strict .* or skip"):
+        parse_config({**raw, "errors": "ignore"})
+    with pytest.raises(ConfigError, match=r"<config>: errors: skip is for engine: local"):
+        parse_config({**raw, "errors": "skip", "engine": "dask"})

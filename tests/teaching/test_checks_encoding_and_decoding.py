@@ -209,8 +209,36 @@ def decode(ids, vocab):  # the notebook's: strict decode, one U+FFFD per error, 
             data = data[e.end:]
 
 
-def decode_with_errors(ids, vocab):  # the same through the codec's own option
+def decode_from_offsets(ids, vocab):  # right, written differently: a cursor into the joined bytes
+    data, at, text = b"".join(vocab[i] for i in ids), 0, ""
+    while at < len(data):
+        try:
+            return text + data[at:].decode("utf-8")
+        except UnicodeDecodeError as e:
+            text += data[at:at + e.start].decode("utf-8") + "\ufffd"
+            at += e.end
+    return text
+
+
+def decode_with_errors(ids, vocab):  # issue 49: the right text through errors="replace", which the text rules out
     return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def decode_with_codecs(ids, vocab):  # issue 49: the same handler through codecs.decode, by position
+    import codecs
+    return codecs.decode(b"".join(vocab[i] for i in ids), "utf-8", "replace")
+
+
+def decode_with_str(ids, vocab):  # issue 49: str(bytes, encoding, errors) with the same handler
+    return str(bytes().join(vocab[i] for i in ids), "utf-8", errors="replace")
+
+
+def _joined_replace(data):  # a helper of the reader's own that calls the handler
+    return data.decode("utf-8", errors="replace")
+
+
+def decode_via_helper(ids, vocab):  # issue 49: errors="replace" one helper away
+    return _joined_replace(b"".join(vocab[i] for i in ids))
 
 
 def decode_each(ids, vocab):  # decodes each id alone: a character cut between tokens becomes U+FFFD
@@ -356,7 +384,7 @@ def decode_stream_skips_empty(ids, vocab):  # yields nothing while waiting (fewe
 RIGHT = {
     "ex-encode-replay": [encode, encode_plain_replay],
     "ex-encode-rank": [rank_encode, rank_encode_boundaries],
-    "ex-decode-replace": [decode, decode_with_errors],
+    "ex-decode-replace": [decode, decode_from_offsets],
     "ex-decode-stream": [decode_stream, decode_stream_codecs, decode_stream_lead_bytes],
 }
 WRONG = {
@@ -364,7 +392,8 @@ WRONG = {
                          encode_by_rank, encode_stops_at_two],
     "ex-encode-rank": [rank_encode_rightmost, rank_encode_all_at_once, rank_encode_longest_match,
                        rank_encode_as_merges, rank_encode_characters, rank_encode_parts],
-    "ex-decode-replace": [decode_each, decode_per_byte, decode_ignore, decode_strict, decode_rest_lost],
+    "ex-decode-replace": [decode_each, decode_per_byte, decode_ignore, decode_strict, decode_rest_lost,
+                          decode_with_errors, decode_with_codecs, decode_with_str, decode_via_helper],
     "ex-decode-stream": [decode_stream_each, decode_stream_ignore, decode_stream_hold_three,
                          decode_stream_two_back, decode_stream_late, decode_stream_skips_empty,
                          decode_stream_pops],

@@ -207,6 +207,75 @@ def keeps_the_full_stop(reply, gold):
     return float(bool(answer) and value(answer) == value(gold))
 
 
+def _answer(reply):  # the text after the only marker, on its line, with one trailing full stop removed
+    answer = reply.split("####")[1].split("\n")[0].strip()
+    return answer[:-1].rstrip() if answer.endswith(".") else answer
+
+
+def strips_every_full_stop(reply, gold):  # issue 49: strip(".") takes them off both ends, all of them
+    if reply.count("####") != 1:
+        return 0.0
+    answer = reply.split("####")[1].split("\n")[0].strip().strip(".").strip()
+    return float(bool(answer) and value(answer) == value(gold))
+
+
+def drops_stops_and_spaces(reply, gold):  # issue 49: strip(" .") from both ends
+    if reply.count("####") != 1:
+        return 0.0
+    answer = reply.split("####")[1].split("\n")[0].strip(" \t.")
+    return float(bool(answer) and value(answer) == value(gold))
+
+
+def _number_or_text(s):  # removes every comma, then lets Fraction decide: "1,25" reads 125
+    s = s.strip()
+    try:
+        return value(s) if "/" in s else Fraction(s.replace(",", ""))
+    except (ValueError, ZeroDivisionError):
+        return " ".join(s.split()).casefold()
+
+
+def commas_anywhere(reply, gold):  # issue 49: a comma anywhere is a separator
+    if reply.count("####") != 1:
+        return 0.0
+    answer = _answer(reply)
+    return float(bool(answer) and _number_or_text(answer) == _number_or_text(gold))
+
+
+LOOSE = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?|[+-]?\.\d+|[+-]?\d+/\d+")  # any run of digits and commas
+
+
+def loose_number_pattern(reply, gold):  # issue 49: the notebook's value() with a looser pattern
+    def val(s):
+        s = s.strip()
+        if LOOSE.fullmatch(s):
+            if "/" in s:
+                a, b = s.split("/")
+                return Fraction(int(a), int(b)) if int(b) else s
+            return Fraction(s.replace(",", ""))
+        return " ".join(s.split()).casefold()
+
+    if reply.count("####") != 1:
+        return 0.0
+    answer = _answer(reply)
+    return float(bool(answer) and val(answer) == val(gold))
+
+
+def python_float_syntax(reply, gold):  # issue 49: strict commas, then float(): 1e3 and 1_000 are numbers
+    def val(s):
+        s = s.strip()
+        if value(s) != " ".join(s.split()).casefold():
+            return value(s)
+        try:
+            return Fraction(float(s))
+        except ValueError:
+            return " ".join(s.split()).casefold()
+
+    if reply.count("####") != 1:
+        return 0.0
+    answer = _answer(reply)
+    return float(bool(answer) and val(answer) == val(gold))
+
+
 RIGHT = {
     "ex-shapes-mask": [render_llama3, render_llama3_pieces],
     "ex-shapes-gather": [With(pad_batch, last_real), With(pad_batch_full, last_real_gather)],
@@ -219,7 +288,9 @@ WRONG = {
     "ex-shapes-gather": [With(lengths_counted_from_padding, last_real), With(pad_on_the_left, last_real),
                          With(pad_batch, last_at_the_padded_end), With(pad_batch, last_at_the_length),
                          With(pad_one_too_many, last_real)],
-    "ex-shapes-verifier": [first_of_several, text_equality, float_value, no_marker_needed, keeps_the_full_stop],
+    "ex-shapes-verifier": [first_of_several, text_equality, float_value, no_marker_needed, keeps_the_full_stop,
+                           strips_every_full_stop, drops_stops_and_spaces, commas_anywhere, loose_number_pattern,
+                           python_float_syntax],
 }
 
 

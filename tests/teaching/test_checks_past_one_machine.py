@@ -1,5 +1,6 @@
 """The checks of *Past one machine* pass right solutions and reject plausible wrong ones."""
 
+import functools
 import re
 from collections import Counter
 
@@ -155,6 +156,22 @@ def merge_into_first(parts):  # adds into its input: a retried task would count 
     return total
 
 
+def merge_from_the_first(parts):  # issue 49: starts from a copy of parts[0]: no parts raise IndexError
+    total = dict(parts[0])
+    for part in parts[1:]:
+        for chunk, c in part.items():
+            total[chunk] = total.get(chunk, 0) + c
+    return total
+
+
+def merge_by_reduce(parts):  # issue 49: functools.reduce with no start value: no parts raise TypeError
+    return dict(functools.reduce(lambda a, b: a + b, map(Counter, parts)))
+
+
+def merge_none_for_nothing(parts):  # issue 49: no parts give None, not an empty dict
+    return merge_counts(parts) if parts else None
+
+
 def merge_by_update(parts):  # dict.update overwrites: the last count wins
     total = {}
     for part in parts:
@@ -282,7 +299,8 @@ WRONG = {
                            cut_in_characters, cut_every_safe_newline, cut_drops_the_tail,
                            cut_unindented_only, cut_on_a_fixed_grid, cut_carriage_return_as_indent],
     "ex-dask-merge-counts": [merge_into_first, merge_by_update, merge_returns_the_only_part,
-                             merge_counts_parts, merge_skips_the_first, merge_decodes_keys],
+                             merge_counts_parts, merge_skips_the_first, merge_decodes_keys,
+                             merge_from_the_first, merge_by_reduce, merge_none_for_nothing],
     "ex-dask-shard-plan": [plan_closes_when_full, plan_overflowing, plan_counting_empty,
                            plan_last_includes_empty, plan_forgets_last_shard, plan_counts_among_nonempty],
 }

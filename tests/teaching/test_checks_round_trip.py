@@ -65,6 +65,14 @@ def dumps_encodebytes(vocab):  # base64.encodebytes ends the base64 in a newline
     return b"".join(base64.encodebytes(vocab[i]) + b" %d\n" % i for i in sorted(vocab))
 
 
+def dumps_mime_lines(vocab):  # base64 folded at 76 characters, as e-mail does: a token over 57 bytes
+    out = []                  # takes two lines, and only GPT-4's longest tokens are that long
+    for i in sorted(vocab):
+        b64 = base64.b64encode(vocab[i])
+        out.append(b"\n".join(b64[k:k + 76] for k in range(0, len(b64), 76)) + b" %d\n" % i)
+    return b"".join(out)
+
+
 def dumps_text(vocab):  # a str, not bytes
     return "".join(f"{base64.b64encode(vocab[i]).decode()} {i}\n" for i in sorted(vocab))
 
@@ -461,7 +469,7 @@ RIGHT = {
 WRONG = {
     "ex-tiktoken-write": [dumps_urlsafe, dumps_dict_order, dumps_ids_as_strings, dumps_no_last_newline,
                           dumps_crlf, dumps_no_padding, dumps_raw_bytes, dumps_popping, dumps_encodebytes,
-                          dumps_text],
+                          dumps_text, dumps_mime_lines],
     "ex-tiktoken-read": [parse_skips_blank_lines_in_count, parse_split_on_newline, parse_zero_based,
                          parse_int_rank, parse_rank_limit_off_by_one, parse_lenient_base64, parse_no_repeat_check,
                          parse_space_split, parse_all_checks_after],

@@ -5,6 +5,7 @@ from collections import Counter
 import pytest
 
 from _wrong import right_cases, run_right, run_wrong, wrong_cases
+from bpe_lesson import textbook
 from bpe_lesson.patterns import GPT4_PATTERN, split_chunks
 
 
@@ -99,6 +100,15 @@ def merge_drops_last(ids, pair, idx):  # the loop stops before the last id
     return out
 
 
+def merge_by_replace(ids, pair, idx):  # issue 49: str.replace on the joined ids: "1,12" matches in "11,12"
+    text = ",".join(str(i) for i in ids).replace(f"{pair[0]},{pair[1]}", str(idx))
+    return [int(x) for x in text.split(",")] if ids else []
+
+
+def merge_by_replace_spaced(ids, pair, idx):  # issue 49: the same joined with spaces, read back by split()
+    return list(map(int, " ".join(map(str, ids)).replace(f"{pair[0]} {pair[1]}", str(idx)).split()))
+
+
 def merge_tuple(ids, pair, idx):  # a tuple, not a list
     return tuple(merge_pair(ids, pair, idx))
 
@@ -164,6 +174,22 @@ def saving_pops(ids, pair):  # right number, but it empties the caller's list
 
 def saving_as_merged_length(ids, pair):  # the length after the merge, not what it removes
     return len(merge_pair(ids, pair, -1))
+
+
+def saving_by_merge_pair(ids, pair):  # issue 49: the right number, from the merged list the text rules out
+    return len(ids) - len(merge_pair(ids, pair, -1))
+
+
+def saving_by_textbook(ids, pair):  # issue 49: the same through the package's merge
+    return len(ids) - len(textbook.merge(ids, pair, 0))
+
+
+combine = merge_pair_flag  # another name for a merge: the function keeps its own __name__
+
+
+def saving_by_alias(ids, pair):  # issue 49: a merge under another name, the merged list again
+    merged = combine(list(ids), pair, None)
+    return len(ids) - len(merged)
 
 
 # ---------------------------------------------------------------- ex-merge-train
@@ -388,8 +414,10 @@ RIGHT = {
 WRONG = {
     "ex-merge-pairs": [pair_counts_no_overlap, pair_counts_misses_last, pair_counts_seen, pair_counts_list,
                        pair_counts_via_bytes],
-    "ex-merge-merge": [merge_right_to_left, merge_in_place, merge_drops_last, merge_tuple],
-    "ex-merge-saving": [saving_is_count, saving_half_count, saving_misses_last_pair, saving_pops,
+    "ex-merge-merge": [merge_right_to_left, merge_in_place, merge_drops_last, merge_tuple, merge_by_replace,
+                       merge_by_replace_spaced],
+    "ex-merge-saving": [saving_by_merge_pair, saving_by_textbook, saving_by_alias,
+                        saving_is_count, saving_half_count, saving_misses_last_pair, saving_pops,
                         saving_as_merged_length, saving_bytes_count],
     "ex-merge-train": [train_first_seen, train_largest_tie, train_no_stop, train_stops_at_two,
                        train_one_too_many, train_no_split, train_unweighted, train_merges_right_to_left,

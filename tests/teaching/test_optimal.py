@@ -107,15 +107,37 @@ def test_optimum_beats_greedy_where_a_hand_count_says():
     assert optimal.optimal_merges(text, 2)[0] == 3
 
 
-def test_optimal_is_never_worse_than_greedy_and_respects_the_one_third_bound():
+def test_saving_greedy_hand_checked():
+    # "aaabab": aa occurs twice (overlapping) but one merge fits, saving 1; ab occurs twice
+    # and saves 2. The count rule ties aa with ab and takes aa; the saving rule takes ab.
+    assert optimal.greedy_merges(b"aaabab", 1) == [(b"a", b"a")]
+    assert optimal.saving_greedy_merges(b"aaabab", 1) == [(b"a", b"b")]
+    assert optimal.utility(b"aaabab", optimal.saving_greedy_merges(b"aaabab", 1)) == 2
+    # without a run the two rules agree: "abcabdbca" (tie among ab, bc, ca, all saving 2)
+    assert optimal.saving_greedy_merges(b"abcabdbca", 2) == optimal.greedy_merges(b"abcabdbca", 2)
+
+
+def test_the_count_rule_keeps_half_on_a_ten_byte_string():
+    # "aaabcbbbcb", k=2. Count rule: aa counts 2 (saves 1), bb counts 2 (saves 1): 2 saved.
+    # Optimum: bc (twice) then bc + b (twice): a a a bcb b bcb, 4 saved. Ratio 1/2 < 0.625.
+    text = b"aaabcbbbcb"
+    assert optimal.greedy_merges(text, 2) == [(b"a", b"a"), (b"b", b"b")]
+    assert optimal.utility(text, optimal.greedy_merges(text, 2)) == 2
+    assert optimal.optimal_merges(text, 2) == (6, [(b"b", b"c"), (b"bc", b"b")])
+
+
+def test_optimal_is_never_worse_than_either_greedy_and_the_saving_rule_keeps_a_third():
+    # the one-third bound (Kozma and Voderholzer) is proved for the saving rule only
     for n in range(4, 9):
         for letters in itertools.product(b"ab", repeat=n):
             text = bytes(letters)
             for k in (1, 2):
                 best, merges = optimal.optimal_merges(text, k)
                 greedy = optimal.greedy_merges(text, k)
+                saving = optimal.saving_greedy_merges(text, k)
                 assert best <= len(optimal.apply_merges(text, greedy))
-                assert 3 * optimal.utility(text, greedy) >= optimal.utility(text, merges)
+                assert best <= len(optimal.apply_merges(text, saving))
+                assert 3 * optimal.utility(text, saving) >= optimal.utility(text, merges)
 
 
 def test_segmentation_probabilities_sum_to_one_and_match_hand_count():

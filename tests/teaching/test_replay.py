@@ -5,7 +5,7 @@ import pytest
 
 from bpe_lesson import textbook
 from bpe_lesson.teaching import samples
-from bpe_lesson.teaching.replay import replay, runs
+from bpe_lesson.teaching.replay import replay, runs, train_by_saving
 from bpe_lesson.chunks import count_chunks, to_byte_counts
 from bpe_lesson.patterns import GPT4_PATTERN
 
@@ -60,3 +60,36 @@ def test_a_list_that_is_not_the_rules_pick_is_refused():
 def test_runs():
     assert runs([1, 1, 1, 2, 1, 1], 1) == [3, 2]
     assert runs([1, 2, 1], 1) == [] and runs([], 1) == []
+
+
+def saving_trainer(chunk_counts, n_merges):
+    """The saving rule the slow way: every pair's gain by merging every chunk, each step."""
+    words = {tuple(w): c for w, c in chunk_counts.items()}
+    merges = []
+    for new_id in range(256, 256 + n_merges):
+        pairs = {p for w in words for p in zip(w, w[1:])}
+        if not pairs:
+            break
+        gain = {p: sum(c * (len(w) - len(textbook.merge(list(w), p, new_id))) for w, c in words.items())
+                for p in pairs}
+        best = min(pairs, key=lambda p: (-gain[p], p))  # most removed, then the smallest pair
+        words = {tuple(textbook.merge(list(w), best, new_id)): c for w, c in words.items()}
+        merges.append((best, new_id))
+    return merges, sum(len(w) * c for w, c in words.items())
+
+
+def test_train_by_saving_hand_checked():
+    # "aaab" twice, "ab" once: 10 tokens. (a, a) counts 4 but removes 2; (a, b) removes 3
+    # (7 tokens). Then a a 256 twice, 256 once: (a, a) and (a, 256) both remove 2, the
+    # smaller pair (a, a) wins: 257 256 twice, 256 once, 5 tokens.
+    assert train_by_saving({b"aaab": 2, b"ab": 1}, 2) == ([((97, 98), 256), ((97, 97), 257)], 5)
+    # the count rule would take (a, a) first (count 4 against 3)
+    assert textbook.train_merges({b"aaab": 2, b"ab": 1}, 1)[0][0] == (97, 97)
+    # a single token per chunk: nothing left to merge
+    assert train_by_saving({b"a": 3}, 5) == ([], 3)
+
+
+def test_train_by_saving_matches_the_slow_way_on_real_text():
+    text = [samples.prose_split()[0][0][:1500], "---- == ### aaab aaab ab"]
+    chunk_counts = to_byte_counts(count_chunks(text + ["    x = 1\n        y = 2\n"] * 3, GPT4_PATTERN))
+    assert train_by_saving(chunk_counts, 30) == saving_trainer(chunk_counts, 30)

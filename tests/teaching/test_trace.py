@@ -68,14 +68,20 @@ def test_merge_state_past_the_end():
 
 
 def test_measure_work_against_brute_force(prose_counts):
-    merges, touched, scanned, recounts = trace.measure_work(prose_counts, 60, check_every=20)
+    merges, touched, scanned, recounts, listed = trace.measure_work(prose_counts, 60, check_every=20)
     assert merges == textbook.train_merges(prose_counts, 60)
     assert sorted(recounts) == [20, 40, 60]
     words = [list(w) for w in prose_counts]
+    ever = {}  # pair -> the words that held it at some point (what the index lists)
     for k, (pair, new_id) in enumerate(merges):
+        for i, w in enumerate(words):
+            for q in zip(w, w[1:]):
+                ever.setdefault(q, set()).add(i)
         assert scanned[k] == sum(map(len, words))
         assert touched[k] == sum(len(w) for w in words if pair in zip(w, w[1:]))
+        assert listed[k] == sum(len(words[i]) for i in ever[pair])
         words = [textbook.merge(w, pair, new_id) for w in words]
+    assert sum(listed) > sum(touched)  # on real text some entries are stale
 
 
 def test_pyx_function_reads_the_source_file():

@@ -115,3 +115,29 @@ def test_show_tokens_prints_the_count(backend, capsys):
 def test_worked_example():
     result = doctest.testmod(viz, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_book_figures_store_png_at_twice_the_size_they_show():
+    # the PNG's own header (read by Pillow) against the width the output asks to be shown at
+    import base64
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from IPython.core.formatters import format_display_data
+    from IPython.core.interactiveshell import InteractiveShell
+    from PIL import Image
+
+    InteractiveShell.instance()
+    viz.book_figures()
+    fig, ax = plt.subplots(figsize=(7, 3))
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlabel("x")
+    data, meta = format_display_data(fig)
+    plt.close(fig)
+    png = data["image/png"]
+    image = Image.open(io.BytesIO(png if isinstance(png, bytes) else base64.b64decode(png)))
+    shown = meta["image/png"]["width"]
+    assert 550 <= shown <= 720 and abs(image.size[0] - 2 * shown) <= 1  # the half is rounded down
+    assert matplotlib.rcParams["xtick.labelsize"] >= 9

@@ -18,6 +18,7 @@ What this module does not do: choose an algorithm (``trainer.get_trainer``).
 from __future__ import annotations
 
 import os
+import warnings
 
 PUREPYTHON = os.environ.get("BPE_LESSON_PUREPYTHON", "") not in ("", "0")
 
@@ -69,17 +70,35 @@ def compiled(backend: str | None):
     return native if resolve_backend(backend) == "cython" else None
 
 
-def resolve_workers(requested: int | None, size: int) -> int:
+MAX_WORKERS = 1024  # above this a workers value is a typo, not a machine
+
+
+def resolve_workers(requested: int | None, size: int, remote: bool = False, what: str = "workers") -> int:
     """How many workers to use (a ``workers=`` argument): ``requested`` if given (-1:
     every core), else every core for inputs of at least ``PARALLEL_MIN_BYTES``, one below.
 
-    >>> resolve_workers(3, 10), resolve_workers(None, 10), resolve_workers(-1, 10) == CORES
-    (3, 1, True)
+    One rule bounds it everywhere (pack, the YAML trainer, chunk counting): more than
+    ``MAX_WORKERS`` is refused as a typo; more than the cores this process may use is
+    cut to ``CORES`` with a warning (more would only take turns), unless the workers
+    are a ``remote`` cluster's.
+
+    >>> resolve_workers(3, 10) == min(3, CORES), resolve_workers(None, 10), resolve_workers(-1, 10) == CORES
+    (True, 1, True)
+    >>> resolve_workers(250_000, 10)
+    Traceback (most recent call last):
+    ValueError: workers: 250,000 worker processes is absurd (at most 1,024); ...
     """
     if requested is None:
         return CORES if size >= PARALLEL_MIN_BYTES else 1
-    if requested == -1:
+    if requested == -1 and not isinstance(requested, bool):
         return CORES
     if isinstance(requested, bool) or not isinstance(requested, int) or requested < 1:
-        raise ValueError(f"workers must be a positive int, -1 (every core) or None (by input size), got {requested!r}")
+        raise ValueError(f"{what} must be a positive int, -1 (every core) or None (by input size), got {requested!r}")
+    if requested > MAX_WORKERS:
+        raise ValueError(f"{what}: {requested:,} worker processes is absurd (at most {MAX_WORKERS:,}); this "
+                         f"machine has {CORES} cores: use -1 for all of them")
+    if requested > CORES and not remote:
+        warnings.warn(f"{what}: {requested} is more than the {CORES} cores this process may use; running "
+                      f"{CORES} worker processes (more would only take turns)", stacklevel=3)
+        return CORES
     return requested

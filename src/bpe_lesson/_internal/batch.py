@@ -20,7 +20,7 @@ import numpy as np
 
 from . import backend as _backend
 from ..patterns import normalize as normalize_text
-from .checks import array_dtype, as_dtype, as_text, refuse_specials_in
+from .checks import array_dtype, as_dtype, as_text, old_keyword, refuse_specials_in
 
 _U32 = np.uint32
 
@@ -74,8 +74,12 @@ class BatchEncoding:
         dtype = array_dtype(dtype)
         return as_dtype(self._checked(text, allowed_special, disallowed_special, 0.0, None, array=True), dtype)
 
-    def encode_batch(self, texts, *, num_threads=None, allowed_special=(), disallowed_special="all") -> list[list[int]]:
-        """Encode many texts: the same ids as ``[self.encode(t, ...) for t in texts]``.
+    def encode_batch(self, text=None, *, num_threads=None, allowed_special=(), disallowed_special="all",
+                     texts=None) -> list[list[int]]:
+        """Encode many texts: the same ids as ``[self.encode(t, ...) for t in text]``.
+
+        ``text`` (a list of texts) is tiktoken's name; ``texts=``, this package's before it,
+        still works, with a ``DeprecationWarning``.
 
         ``num_threads`` workers (default: one per core) share the texts: this thread
         and helper threads that are kept between calls. The compiled encoder lets go
@@ -83,7 +87,9 @@ class BatchEncoding:
         parallel; with the Python backend they take turns. An error is the one that
         encoding the texts one by one would meet first.
         """
-        return self._batch(texts, num_threads, allowed_special, disallowed_special, None)
+        if text is None or texts is not None:  # texts=: the older name (checks.renamed)
+            text = old_keyword("encode_batch", "texts", texts, "text", text)
+        return self._batch(text, num_threads, allowed_special, disallowed_special, None)
 
     def encode_batch_to_numpy(self, texts, *, num_threads=None, dtype=np.uint32, allowed_special=(),
                               disallowed_special="all") -> list[np.ndarray]:

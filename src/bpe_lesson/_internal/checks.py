@@ -178,12 +178,22 @@ def as_dtype(ids: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return ids.astype(dtype)
 
 
+class DisallowedSpecial(ValueError):
+    """A disallowed special token ``token`` found at ``at`` (a character of the text, or
+    of a stream, or a byte of a binary stream: ``where`` says which)."""
+
+    def __init__(self, at: int, token: str, where: str = "the text contains"):
+        self.at, self.token = at, token
+        unit = "byte" if "binary" in where else "character"
+        super().__init__(
+            f"{where} the special token {token!r} at {unit} {at}, which is disallowed; "
+            f"pass allowed_special={{{token!r}}} to encode it as its id, or "
+            f"disallowed_special=() to encode it as plain text")
+
+
 def disallowed_error(at: int, token: str) -> ValueError:
     """The error for a disallowed special token ``token`` found at character ``at``."""
-    return ValueError(
-        f"the text contains the special token {token!r} at character {at}, which is "
-        f"disallowed; pass allowed_special={{{token!r}}} to encode it as its id, or "
-        f"disallowed_special=() to encode it as plain text")
+    return DisallowedSpecial(at, token)
 
 
 def refuse_specials_in(tok, texts: list, disallowed) -> None:
@@ -216,3 +226,20 @@ def refuse_specials_in(tok, texts: list, disallowed) -> None:
             found = None if m is None else (m.start(), m.group())
         if found is not None:
             raise disallowed_error(*found)
+
+
+def old_keyword(method: str, old: str, old_value, new: str, new_value):
+    """A first argument that has tiktoken's keyword name (``new``) and this package's older one
+    (``old``): ``renamed``'s rule (the old name works, with a ``DeprecationWarning``), and a
+    ``TypeError`` when neither was given, as a missing argument is.
+
+    >>> old_keyword("decode", "ids", None, "tokens", [1])
+    [1]
+    >>> old_keyword("decode", "ids", None, "tokens", None)
+    Traceback (most recent call last):
+    TypeError: decode() missing its first argument, tokens= (tiktoken's name; ids= before)
+    """
+    value = renamed(old, old_value, new, new_value, stacklevel=4)  # points at the caller of the method
+    if value is None:
+        raise TypeError(f"{method}() missing its first argument, {new}= (tiktoken's name; {old}= before)")
+    return value

@@ -28,6 +28,8 @@ import logging
 import re
 from contextlib import contextmanager
 
+from .optional import MissingExtra, optional_import
+
 DEFAULT_TIMEOUT = 5.0  # seconds to reach a scheduler before giving up
 _ADDRESS = re.compile(r"(tcp|tls|ucx)://\[?[A-Za-z0-9_.:-]+\]?:\d{1,5}")
 
@@ -58,11 +60,9 @@ def check_address(address: str) -> str:
 
 def _distributed():
     try:
-        import distributed
-    except ImportError:
-        raise DaskUnavailable("engine dask needs the packages dask and distributed: "
-                              "pip install -r requirements.txt") from None
-    return distributed
+        return optional_import("distributed", "engine dask")
+    except MissingExtra as e:
+        raise DaskUnavailable(str(e)) from None
 
 
 @contextmanager
@@ -131,7 +131,7 @@ def leftovers() -> list[str]:
     >>> leftovers() == before                   # ...all gone on the way out
     True
     """
-    import psutil  # installed with distributed
+    psutil = optional_import("psutil", "leftovers")  # installed with distributed
 
     me = psutil.Process()
     out = []

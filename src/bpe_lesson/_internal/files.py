@@ -151,6 +151,32 @@ def read_bytes(path, max_bytes: int = DEFAULT_MAX_READ_BYTES, what: str = "file"
     return data
 
 
+class LongDigits:
+    """A JSON integer longer than Python converts (``sys.get_int_max_str_digits()``,
+    4,300 digits by default), kept as its digits so that a reader can name the file,
+    line and key instead of failing inside ``json.loads``."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: str):
+        self.digits = digits
+
+    def __repr__(self):
+        return f"<an integer of {len(self.digits):,} digits>"
+
+
+def json_int(digits: str):
+    """``json.loads``' ``parse_int``: an ``int``, or ``LongDigits`` past Python's limit.
+
+    >>> json.loads('[12, ' + '9' * 5000 + ']', parse_int=json_int)
+    [12, <an integer of 5,000 digits>]
+    """
+    try:
+        return int(digits)
+    except ValueError:
+        return LongDigits(digits)
+
+
 def _refuse_duplicate_keys(pairs):
     """``json.loads``' object hook: a dict, or ``ValueError`` when a key appears twice
     (the standard reader keeps the last silently, so a vocabulary would lose a token)."""
@@ -175,7 +201,8 @@ def read_json(path, what: str = "file", max_bytes: int = MAX_JSON_BYTES):
     path = os.fspath(path)
     raw = read_bytes(path, max_bytes, what)
     try:
-        return json.loads(raw.decode("utf-8"), object_pairs_hook=_refuse_duplicate_keys)
+        return json.loads(raw.decode("utf-8"), object_pairs_hook=_refuse_duplicate_keys,
+                          parse_int=json_int)
     except UnicodeDecodeError as e:
         raise ValueError(f"{path}: not a {what} (not UTF-8: {e})") from None
     except json.JSONDecodeError as e:
@@ -215,3 +242,30 @@ def walk_files(folder, keep=lambda name: True) -> list[str]:
                 seen.add(key)
                 out.append(p)
     return sorted(out)
+
+
+def check_output(output, where: str = "output") -> None:
+    """Refuse, before any training, an output path that cannot be written: a folder, a path
+    under a file, a folder this process may not write in. Creates the output's folder.
+    ``where`` starts each message: the config's key, or the command line's flag.
+    """
+    sidecar = output + ".json"
+    for p in (output, sidecar):
+        if os.path.isdir(p):
+            raise ValueError(f"{where}: {p} is a folder; name the .tiktoken file to write, "
+                             f"e.g. {os.path.join(p, 'tokenizer.tiktoken')}")
+    folder = os.path.dirname(output)
+    up = folder
+    while up and not os.path.exists(up):
+        up = os.path.dirname(up)
+    if up and not os.path.isdir(up):
+        raise ValueError(f"{where}: {output} would be inside {up}, which is a file, not a folder")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        # a real write, not os.access: it also catches read-only mounts and full disks' quotas
+        fd, probe = tempfile.mkstemp(prefix=".bpe-lesson-write-check.", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise ValueError(f"{where}: cannot write in {folder}: {e.strerror}; choose another output "
+                         f"(checked before training, so nothing was lost)") from None

@@ -7,16 +7,18 @@ split pattern never chunks across), encodes what lies before the cut and lets it
 go. Memory stays bounded by about twice ``HOLD`` or twice the longest stretch of
 text between two safe cuts, not by the text.
 
-Pieces are ``str``, or UTF-8 ``bytes``: an open text file is read a block at a
-time (one opened as UTF-8 and not yet read from is mapped like a binary file, up to
-its first "\r", which it translates as it was opened to); a file opened in binary mode (``open(path, "rb")``) or an iterable of bytes is
-UTF-8 taken as it is (no newline translation, as ``open(path, newline="")`` reads
-it), cut at the same safe cuts on bytes and handed to the compiled encoder with no
-str made (``Encoder.encode_utf8``); bytes that are not UTF-8 raise
-``UnicodeDecodeError`` naming the byte of the stream.
+Pieces are ``str``, or UTF-8 ``bytes`` (``bytearray`` and ``memoryview`` too): an open
+text file is read a block at a time; a file opened in binary mode (``open(path, "rb")``)
+or an iterable of bytes is UTF-8 taken as it is (no newline translation, as
+``open(path, newline="")`` reads it), cut at the same safe cuts on bytes and handed to
+the compiled encoder with no str made (``Encoder.encode_utf8``); bytes that are not
+UTF-8 raise ``UnicodeDecodeError`` naming the byte of the stream. A file is read, not
+mapped (``_blocks``): one that shrinks while it is encoded raises ``OSError`` naming it.
 
 What this module does not do: bound a stream that has no safe cut at all (text with no newline before an ASCII
-character is held until its end, since cutting it elsewhere could change its ids).
+character is held until its end, since cutting it elsewhere could change its ids; so is
+all the text of a tokenizer with no split pattern, whose one chunk is the whole text).
+A custom pattern's cuts are checked on the text held (``_CheckedCut``), not proven.
 A special token that is not allowed raises when its stretch is encoded, so ids of
 the text before it may already have been yielded.
 """
@@ -25,15 +27,15 @@ from __future__ import annotations
 
 import codecs
 import io
-import mmap
 import os
 import stat
-from functools import partial
 from itertools import chain
 
 import numpy as np
 
-from ..patterns import GPT4_PATTERN, safe_cut  # noqa: F401 (GPT4_PATTERN: the doctest)
+from .checks import DisallowedSpecial, array_dtype, as_dtype
+from ..patterns import PATTERNS, compile_pattern, safe_cut
+from ..patterns import GPT4_PATTERN  # noqa: F401 (the doctests)
 
 
 # How many characters of pieces are gathered before a cut is looked for. A stream of
@@ -42,9 +44,6 @@ from ..patterns import GPT4_PATTERN, safe_cut  # noqa: F401 (GPT4_PATTERN: the d
 # piece is encoded whole, with no search. Memory: the text held, at most about twice
 # HOLD or twice the longest stretch between safe cuts.
 HOLD = 1 << 16
-# A mapped file's pages are given back a megabyte at a time (one call per stretch had
-# cost 1 ms of 39 on 20 MB of prose): the memory the stream holds stays about that.
-GIVE_BACK = 1 << 20
 
 
 def encode_iterable(tok, pieces, allowed_special=frozenset(), disallowed_special="all"):
@@ -83,11 +82,19 @@ def encode_iterable_to_numpy(tok, pieces, allowed_special=frozenset(), disallowe
     >>> [a.tolist() for a in encode_iterable_to_numpy(tok, iter(["ab\\n", "ab", "\\nab"]))]
     [[256, 10, 256, 10, 256]]
     """
+    dtype = np.dtype(np.uint32) if dtype is None else array_dtype(dtype)  # "uint16", np.uint16, a dtype
+
     def encode(text, allowed_special, disallowed_special):
-        return tok.encode_to_numpy(text, allowed_special=allowed_special, disallowed_special=disallowed_special,
-                                   **({} if dtype is None else {"dtype": dtype}))
-    arrays = dtype is None or dtype is np.uint32  # (another dtype: decoded, then encode_to_numpy's conversion)
-    return stretches(tok, pieces, allowed_special, disallowed_special, encode=encode, array=arrays)
+        return tok.encode_to_numpy(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+    # every stretch as a uint32 array (compiled or not), then the one conversion that
+    # checks each id fits (``as_dtype``: uint16 holds ids up to 65,535)
+    arrays = stretches(tok, pieces, allowed_special, disallowed_special, encode=encode, array=True)
+    return (as_dtype(_as_array(ids), dtype) for ids in arrays)
+
+
+def _as_array(ids) -> np.ndarray:
+    """A stretch's ids as a uint32 array (a stretch the compiled encoder did not take is a list)."""
+    return ids if isinstance(ids, np.ndarray) else np.array(ids, dtype=np.uint32)
 
 
 def stretches(tok, pieces, allowed_special=frozenset(), disallowed_special="all", hold=None, encode=None,
@@ -111,45 +118,39 @@ def stretches(tok, pieces, allowed_special=frozenset(), disallowed_special="all"
     hold = HOLD if hold is None else hold
     encode = tok.encode if encode is None else encode
     if isinstance(pieces, (io.BufferedIOBase, io.RawIOBase)):
-        mapped = _mapped(pieces, hold)
-        if mapped is not None:
-            cut = _cut_for(tok, True)
-            if cut is not None:
-                yield from _mapped_stretches(mapped, pieces, cut, hold, _utf8(tok, encode, array),
-                                             allowed_special, disallowed_special)
-                return
-            mapped.close()
-        pieces = iter(partial(pieces.read, hold), b"")   # a binary file: blocks of bytes
+        pieces = _blocks(pieces, b"", hold)   # a binary file: blocks of bytes
     elif isinstance(pieces, io.TextIOBase):
-        mapped = _mapped(pieces, hold) if _utf8_text_file(pieces) else None
-        if mapped is not None:
-            cut = _cut_for(tok, True)
-            if cut is None:
-                mapped.close()
-            else:
-                # its bytes, mapped, up to the first "\r" (which the file translates as it
-                # was opened to); from there, if anywhere, the rest is read as text below
-                done = yield from _mapped_stretches(mapped, pieces, cut, hold, _utf8(tok, encode, array),
-                                                    allowed_special, disallowed_special, stop_at_cr=True)
-                if done:
-                    return
         # an open text file: the same text read HOLD characters at a time, not line by
         # line (50 MB of code as arrays: 0.35 s by lines, 0.16 s by blocks; the loop
         # below costs ~0.1 us a piece, and code has a line every ~40 characters)
-        pieces = iter(partial(pieces.read, hold), "")
+        pieces = _blocks(pieces, "", hold)
     pieces = iter(pieces)
-    first = next(pieces, None)
+    first = next(pieces, _NONE)
     binary = isinstance(first, (bytes, bytearray, memoryview))
     if binary:
         kinds, empty, newline = (bytes, bytearray, memoryview), b"", b"\n"
         encode = _utf8(tok, encode, array)
     else:
         kinds, empty, newline = str, "", "\n"
-    pieces = chain((first,), pieces) if first is not None else pieces
+    pieces = chain((first,), pieces) if first is not _NONE else pieces  # (a first piece None: refused below)
+    done = 0  # characters (bytes, of a binary stream) in the stretches already encoded
+
+    def encode_stretch(stretch):
+        nonlocal done
+        try:
+            ids = encode(stretch, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        except DisallowedSpecial as e:
+            # the stretch's position is not the stream's: say where in the stream it is
+            # (the first occurrence of the token is the one found: an earlier one would be)
+            at = bytes(stretch).find(e.token.encode("utf-8")) if binary else e.at
+            where = "the binary stream holds" if binary else "the stream holds"
+            raise DisallowedSpecial(done + at, e.token, where) from None
+        done += len(stretch)
+        return ids
+
     cut = _cut_for(tok, binary)
     if cut is None:  # a special token holds a newline: a cut could fall inside it
-        yield encode(empty.join(_checked(pieces, kinds)), allowed_special=allowed_special,
-                     disallowed_special=disallowed_special)
+        yield encode_stretch(empty.join(_checked(pieces, kinds)))
         return
     parts, size = [], 0  # the pieces since the last cut, and their length
     limit = hold         # search for a cut when they hold this much
@@ -158,6 +159,8 @@ def stretches(tok, pieces, allowed_special=frozenset(), disallowed_special="all"
     for k, piece in enumerate(pieces):
         if type(piece) is not kind:
             _check_piece(k, piece, kinds)
+            if binary:
+                piece = bytes(piece)  # a memoryview or bytearray: bytes, which rfind and join take
         parts.append(piece)
         size += len(piece)
         if size < limit:
@@ -166,8 +169,7 @@ def stretches(tok, pieces, allowed_special=frozenset(), disallowed_special="all"
         end = last_cut(cut, held, start)
         if end:
             # (bytes: a view of the stretch, not a copy of it)
-            yield encode(memoryview(held)[:end] if binary else held[:end], allowed_special=allowed_special,
-                         disallowed_special=disallowed_special)
+            yield encode_stretch(memoryview(held)[:end] if binary else held[:end])
             held, limit = held[end:], hold
         else:
             limit = 2 * len(held)  # no cut yet: look again once this much has come
@@ -176,78 +178,43 @@ def stretches(tok, pieces, allowed_special=frozenset(), disallowed_special="all"
         parts, size = [held], len(held)
     held = empty.join(parts)
     if held:
-        yield encode(held, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        yield encode_stretch(held)
 
 
-def _mapped(f, hold):
-    """The rest of binary file ``f`` mapped into memory (read-only), or None: a stream that
-    is not a regular file, or less than ``hold`` bytes of it left (read as blocks).
-    subtle: as with any mapping, a file cut shorter by another process while it is
-    being encoded ends this one (SIGBUS); a file that may change underneath should be
-    read into memory first, or passed as an iterator of its lines."""
-    stream = f.buffer if isinstance(f, io.TextIOBase) else f
-    # subtle: only a file's own bytes: a gzip or bz2 file has a fileno() too, of its
-    # compressed bytes, so it must be a FileIO, or a buffered reader straight over one
-    if not isinstance(getattr(stream, "raw", stream), io.FileIO):
+_NONE = object()  # no first piece (an empty stream), told apart from a piece that is None
+
+
+def _blocks(f, empty, hold):
+    """File ``f`` read ``hold`` characters (or bytes) at a time, to its end.
+
+    Read, not mapped: a mapped file that another process cuts shorter (log rotation
+    with copytruncate) kills the reader with SIGBUS when it touches the lost pages,
+    which no Python code can catch. Read, a shorter file just ends early; so a
+    regular file found shorter at its end than when the stream began raises
+    ``OSError`` naming it. (Mapping had saved 3 ms of 39 on 20 MB of prose.)
+    """
+    size = _size(f)
+    read = f.read
+    while True:
+        block = read(hold)
+        if not block:
+            break
+        yield block
+    now = _size(f) if size is not None else None
+    if now is not None and now < size:
+        name = getattr(f, "name", None)
+        raise OSError(f"{name if isinstance(name, str) else 'the file'} shrank from {size:,} to {now:,} bytes "
+                      f"while it was encoded (truncated by another process?); the ids given cover only what "
+                      f"was read before")
+
+
+def _size(f):
+    """The size of the regular file under ``f`` now, or None (a pipe, a socket, no file)."""
+    try:
+        st = os.fstat(f.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         return None
-    try:
-        fd, at = f.fileno(), f.tell()
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size - at < hold:
-            return None
-        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError, io.UnsupportedOperation):
-        return None
-
-
-def _utf8_text_file(f) -> bool:
-    """Whether text file ``f`` reads as its bytes decoded as UTF-8, strictly, from where
-    its byte stream stands: nothing read ahead or held in its decoder (its position is
-    its bytes' position), so its bytes can be encoded in its place."""
-    encoding = getattr(f, "encoding", None)  # (None on a StringIO, which has no bytes)
-    try:
-        return (isinstance(encoding, str) and codecs.lookup(encoding).name == "utf-8" and f.errors == "strict"
-                and f.tell() == f.buffer.tell())
-    except (AttributeError, LookupError, OSError, ValueError):
-        return False
-
-
-def _mapped_stretches(mm, f, cut, hold, encode, allowed_special, disallowed_special, stop_at_cr=False):
-    """``stretches`` of a mapped file: each stretch a view of the mapping (no read, no join,
-    no copy: 20 MB of prose had spent 3 ms of 39 on them), from the file's position to
-    its end, where the file is left. The pages of each stretch are given back once it
-    is encoded, so the memory the process holds stays one stretch, not the file.
-    ``stop_at_cr``: stop before the stretch that holds the first "\r", leave the file
-    there and return False (True: the whole file was encoded)."""
-    view = memoryview(mm)
-    pos = f.tell()
-    end = len(mm)
-    given = pos - pos % GIVE_BACK  # pages before this are given back (or were never read)
-    first_cr = mm.find(b"\r", pos) if stop_at_cr else -1
-    try:
-        while pos < end:
-            stop = min(pos + hold, end)
-            cut_at = end if stop == end else last_cut(cut, mm, pos, stop)
-            while not cut_at:  # no cut in the stretch: look in twice as much
-                stop = min(pos + 2 * (stop - pos), end)
-                cut_at = end if stop == end else last_cut(cut, mm, pos, stop)
-            if 0 <= first_cr < cut_at:
-                return False
-            part = view[pos:cut_at]
-            try:
-                ids = encode(part, allowed_special=allowed_special, disallowed_special=disallowed_special)
-            finally:
-                part.release()  # subtle: else an error's traceback holds it, and the mapping cannot close
-            yield ids
-            pos = cut_at
-            done = pos - pos % GIVE_BACK  # whole megabytes encoded: their pages go back
-            if done > given and hasattr(mm, "madvise"):
-                mm.madvise(mmap.MADV_DONTNEED, given, done - given)
-                given = done
-    finally:
-        view.release()
-        mm.close()
-        f.seek(pos)
-    return True
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
 
 
 def _checked(pieces, kinds):
@@ -288,24 +255,63 @@ def _utf8(tok, encode, array: bool):
     return run
 
 
-def last_cut(cut, text, start: int = 0, stop: int | None = None) -> int:
+def last_cut(cut, text, start: int = 0, stop: int | None = None, origin: int = 0) -> int:
     """Where the last safe cut of ``text`` (str, or bytes with a binary ``cut``) at or
     after ``start`` ends (0: none), found from the end: one ``rfind`` and one anchored
     match per newline tried, so a stretch with its last line cut-able costs two
-    calls, not a scan of all of it.
+    calls, not a scan of all of it. A ``_CheckedCut`` (a custom pattern's) also checks
+    each candidate on the stretch ``text[origin:stop]`` and gives up after ``TRIES``.
 
     >>> last_cut(safe_cut(GPT4_PATTERN), "a\\nb\\nc\\n"), last_cut(safe_cut(GPT4_PATTERN, binary=True), b"a\\nb\\n")
     (4, 2)
     """
     newline = "\n" if isinstance(text, str) else b"\n"
-    pos = len(text) if stop is None else stop
+    stop = len(text) if stop is None else stop
+    pos, tries = stop, 0
+    agrees = getattr(cut, "agrees", None)
     while True:
         pos = text.rfind(newline, start, pos)
         if pos < 0:
             return 0
         m = cut.match(text, pos)
         if m is not None:
-            return m.end()
+            if agrees is None or agrees(text, origin, m.end(), stop):
+                return m.end()
+            tries += 1
+            if tries == TRIES:
+                return 0  # (the caller looks again once twice as much text is held)
+
+
+# How many candidate cuts a custom pattern's check tries per search (each costs three
+# splits of the stretch), before the stream waits for more text.
+TRIES = 4
+
+
+class _CheckedCut:
+    """A custom pattern's safe cuts: no rule is known for what its chunks may span (one
+    may cross any newline), so a candidate (the strict cut, ``patterns.safe_cut``) is
+    taken only where splitting the two sides apart gives the chunks of the whole,
+    checked on the text held (a pattern that looks further ahead than the text held,
+    to the end of the text, say, is not checked beyond it).
+
+    >>> import regex
+    >>> cut = _CheckedCut(safe_cut("x"), regex.compile(r"(?s:.{1,3})").findall, binary=False)
+    >>> cut.agrees("ab\\ncd\\nef", 0, 3, 8), cut.agrees("ab\\ncd\\nef", 0, 6, 8)   # chunks of 3
+    (True, True)
+    >>> cut.agrees("a\\ncd\\nef", 0, 2, 7)
+    False
+    """
+
+    def __init__(self, cut, split, binary: bool):
+        self.match, self._split, self._binary = cut.match, split, binary
+
+    def agrees(self, text, origin: int, at: int, stop: int) -> bool:
+        left, right = text[origin:at], text[at:stop]
+        if self._binary:  # (bytes that are not UTF-8 raise, naming the byte, when encoded)
+            left = codecs.utf_8_decode(bytes(left), "replace", True)[0]
+            right = codecs.utf_8_decode(bytes(right), "replace", False)[0]  # a cut-off last character: left out
+        split = self._split
+        return split(left + right) == split(left) + split(right)
 
 
 def _cut_for(tok, binary: bool = False):
@@ -316,9 +322,14 @@ def _cut_for(tok, binary: bool = False):
     if kept is not None and kept[0] is tok.pattern and kept[1] is tok.special_tokens \
             and kept[2] == len(tok.special_tokens):
         return kept[4 if binary else 3]
-    split = any("\n" in s for s in tok.special_tokens)
-    cut = None if split else safe_cut(tok.pattern)
-    cut_bytes = None if split else safe_cut(tok.pattern, binary=True)
+    if any("\n" in s for s in tok.special_tokens) or tok.pattern is None:
+        cut = cut_bytes = None  # (no pattern: the whole text is one chunk, never cut)
+    elif tok.pattern in PATTERNS.values():
+        cut, cut_bytes = safe_cut(tok.pattern), safe_cut(tok.pattern, binary=True)
+    else:
+        split = compile_pattern(tok.pattern).findall
+        cut = _CheckedCut(safe_cut(tok.pattern), split, binary=False)
+        cut_bytes = _CheckedCut(safe_cut(tok.pattern, binary=True), split, binary=True)
     try:
         tok._stream_cut = (tok.pattern, tok.special_tokens, len(tok.special_tokens), cut, cut_bytes)
     except AttributeError:  # (an object that takes no new attribute: no cache)

@@ -7,7 +7,15 @@ holds every id, specials included), ``eot_token``, ``special_tokens_set``,
 ``decode_single_token_bytes``, ``decode_tokens_bytes``, ``decode_with_offsets``,
 ``decode_batch``, ``decode_bytes_batch``, ``token_byte_values``,
 ``is_special_token``, ``encode_with_unstable``, and ``len(tok)``. Unknown ids and
-tokens raise ``KeyError`` as in tiktoken.
+tokens raise ``KeyError`` as in tiktoken. The three private fields tiktoken's
+README reads to extend an encoding, ``_pat_str``, ``_mergeable_ranks`` and
+``_special_tokens``, are read-only copies here (``ReadOnlyDict``).
+
+Parameter names are tiktoken's (``decode(tokens)``, ``encode_batch(text)``); the
+three that had other names here keep them as keyword-only aliases that warn
+(``checks.old_keyword``): tiktoken's name is the one in the signature, so
+``help()`` and IDEs show tiktoken's call, and a positional call (nearly every
+call) pays only a test of two defaults, within the noise of ``decode``'s 1.4 us.
 
 Also here, thin entry points into ``tiktoken_io``: ``save_tiktoken``, ``to_tiktoken``,
 ``from_tiktoken``, ``load_tiktoken`` and ``from_spec``.
@@ -32,6 +40,31 @@ class UnknownTokenError(KeyError, ValueError):
 
     def __str__(self):
         return str(self.args[0]) if self.args else ""
+
+
+class ReadOnlyDict(dict):
+    """A dict copy that refuses changes: a dict (tiktoken's Rust core takes only dicts), whose
+    writes raise ``TypeError`` naming the field, so changing it cannot seem to change the tokenizer.
+
+    >>> d = ReadOnlyDict({"a": 1}, name="_special_tokens", what="the special tokens")
+    >>> {**d, "b": 2}
+    {'a': 1, 'b': 2}
+    >>> d.pop("a")
+    Traceback (most recent call last):
+    TypeError: _special_tokens is a read-only copy of the special tokens; build a new dict to change them
+    """
+
+    def __init__(self, items, *, name: str, what: str):
+        super().__init__(items)
+        self._refusal = f"{name} is a read-only copy of {what}; build a new dict to change them"
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError(self._refusal)
+
+    __setitem__ = __delitem__ = __ior__ = pop = popitem = clear = update = setdefault = _refuse
+
+    def __reduce__(self):  # a copy or a pickle of it is a plain dict (as .copy() and {**d} are)
+        return dict, (dict(self),)
 
 
 class EncodingSurface:
@@ -84,6 +117,34 @@ class EncodingSurface:
     def token_byte_values(self) -> list[bytes]:
         """Every ordinary token's bytes, sorted (tiktoken's order)."""
         return sorted(self.vocab.values())
+
+    # ---- tiktoken's private fields, read-only, for its extend recipe ------------------------
+    # tiktoken's README extends an encoding by reading these three fields: with them,
+    # tiktoken.Encoding(name=..., pat_str=tok._pat_str, mergeable_ranks=tok._mergeable_ranks,
+    # special_tokens={**tok._special_tokens, "<|im_start|>": 100264}) works on ours too.
+    @property
+    def _pat_str(self) -> str:
+        """The split pattern (``NO_SPLIT_PATTERN``, which matches the whole text, when there is none)."""
+        return self.pattern if self.pattern is not None else tiktoken_io.NO_SPLIT_PATTERN
+
+    @property
+    def _mergeable_ranks(self) -> dict:
+        """A read-only copy of the ranks, ``{bytes: id}`` (a dict, as tiktoken's Rust core needs).
+
+        >>> from bpe_lesson import Tokenizer
+        >>> ranks = Tokenizer([((104, 105), 256)])._mergeable_ranks
+        >>> ranks[b"hi"], len(ranks)
+        (256, 257)
+        >>> ranks[b"x"] = 1
+        Traceback (most recent call last):
+        TypeError: _mergeable_ranks is a read-only copy of the ranks; build a new dict to change them
+        """
+        return ReadOnlyDict(self._ranks, name="_mergeable_ranks", what="the ranks")
+
+    @property
+    def _special_tokens(self) -> dict:
+        """A read-only copy of the special tokens, ``{text: id}``."""
+        return ReadOnlyDict(self.special_tokens, name="_special_tokens", what="the special tokens")
 
     # ---- encoding -------------------------------------------------------------
     def encode_ordinary_batch(self, text, *, num_threads=8) -> list[list[int]]:

@@ -54,6 +54,7 @@ import regex
 
 from . import unicode_data as _unicode_data
 from .files import atomic_write
+from .optional import optional_import
 
 # the classes the named patterns use ("s" is \s)
 CLASS_NAMES = ("L", "N", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "s")
@@ -296,7 +297,7 @@ def derive(regex_text: str, every: str | None = None) -> list[int]:
     tiktoken encodes only the matches of its pattern; with a vocabulary of the 256
     single bytes the ids are the matched text's UTF-8 bytes, in order.
     """
-    import tiktoken  # an optional dependency, needed only here
+    tiktoken = optional_import("tiktoken", "deriving the character classes")  # needed only here
 
     ranks = {bytes([b]): b for b in range(256)}
     enc = tiktoken.Encoding(name="class-probe", pat_str=regex_text, mergeable_ranks=ranks, special_tokens={})
@@ -315,7 +316,7 @@ def derive_all() -> tuple[dict[str, str], dict[str, str]]:
 
 def regenerate(path: str | None = None) -> str:
     """Ask the installed tiktoken and write ``_internal/unicode_data.py``; return its path."""
-    import tiktoken
+    tiktoken = optional_import("tiktoken", "regenerating unicode_data.py")
 
     classes, folds = derive_all()
     path = path or os.path.join(os.path.dirname(os.path.abspath(__file__)), "_internal", "unicode_data.py")

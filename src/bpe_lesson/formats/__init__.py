@@ -2,7 +2,8 @@
 
 ``tokenizer_json`` (the JSON file ``Tokenizer.save`` writes and ``Tokenizer.load``
 reads), ``byte_tables`` (a course's ``{id: bytes}`` vocabulary and ``[(bytes, bytes)]``
-merges), ``huggingface`` (a byte-level BPE ``tokenizer.json``, out and in),
+merges), ``huggingface`` (a byte-level BPE ``tokenizer.json``, out and in;
+``hf_settings``: the roles, BOS and chat template it writes beside the vocabulary),
 ``gpt2_files`` (GPT-2's ``encoder.json`` + ``vocab.bpe``), ``byte_level`` (GPT-2's
 byte alphabet and Hugging Face's regex syntax, which both use) and ``pretrained``
 (``from_pretrained``: Llama 3, Qwen, GPT-4, ... offline, from files that pinned

@@ -8,12 +8,17 @@ list[str]``. ``Tokenizer.from_vocab`` builds our Tokenizer from that triple;
 own trainer's output with ours table for table.
 
 What this module does not do: change the encoding rule. A Tokenizer encodes by rank
-(tiktoken's rule: the lowest id joins first), so ``from_vocab`` checks that the merges
-make ever higher ids, in order; for a vocabulary trained by merges that is the merge
-order, and the ids equal replaying the merges.
+(tiktoken's rule: the lowest id joins first), so ``from_vocab`` refuses merges on
+which replaying them in order would give other ids (``ranks.merge_list_problem``:
+ids that fall in merge order, a merge the ranks imply that is missing); the
+Tokenizer keeps the ranks' own merges, which are then the ones passed.
 """
 
 from __future__ import annotations
+
+import operator
+
+from ..ranks import merge_list_problem, recover_merges
 
 
 class ByteTables:
@@ -36,13 +41,17 @@ class ByteTables:
         specials = list(special_tokens or [])
         by_bytes = {}  # bytes -> id
         for i, b in vocab.items():
-            if not isinstance(i, int) or not isinstance(b, (bytes, bytearray)):
+            if isinstance(i, bool) or not isinstance(b, (bytes, bytearray)):
                 raise TypeError(f"vocab maps ids (int) to bytes; got {i!r}: {type(b).__name__}")
+            try:
+                i = operator.index(i)  # an int, or a NumPy integer (not 256.7)
+            except TypeError:
+                raise TypeError(f"vocab maps ids (int) to bytes; got the id {i!r} ({type(i).__name__})") from None
             if bytes(b) in by_bytes:
                 raise ValueError(f"vocab gives the bytes {bytes(b)!r} two ids ({by_bytes[bytes(b)]} and {i})")
             by_bytes[bytes(b)] = i
         special_ids = {}
-        free = max(vocab, default=-1) + 1
+        free = max(by_bytes.values(), default=-1) + 1
         for s in specials:
             i = by_bytes.pop(s.encode("utf-8"), None)
             if i is None:
@@ -52,19 +61,27 @@ class ByteTables:
         if missing:
             raise ValueError(f"vocab lacks {len(missing)} of the 256 single bytes (first: {missing[0]!r}); "
                              f"byte-level BPE needs every byte")
-        if merges is not None:
-            last = -1
-            for k, (left, right) in enumerate(merges):
-                new = by_bytes.get(bytes(left) + bytes(right))
-                if new is None:
-                    raise ValueError(f"merge {k} ({left!r}, {right!r}) makes {bytes(left) + bytes(right)!r}, "
-                                     f"which is not in vocab")
-                if new <= last:
-                    raise ValueError(f"merge {k} makes id {new}, not above the previous merge's id {last}: "
-                                     f"ids must follow merge order for rank encoding")
-                last = new
         ordinary = {i: b for b, i in by_bytes.items()}  # int -> bytes
-        return cls(None, pattern=pattern, special_tokens=special_ids, vocab=ordinary, **kwargs)
+        implied = None
+        if merges is not None:
+            listed = []  # [((left id, right id), new id)] in the order given
+            for k, m in enumerate(merges):
+                if not (isinstance(m, (tuple, list)) and len(m) == 2
+                        and all(isinstance(x, (bytes, bytearray)) for x in m)):
+                    raise ValueError(f"merge {k} is {str(m)[:60]}; a merge is a pair (left bytes, right bytes)")
+                left, right = bytes(m[0]), bytes(m[1])
+                for side in (left, right, left + right):
+                    if side not in by_bytes:
+                        raise ValueError(f"merge {k} ({left!r}, {right!r}) names {side!r}, which is not in vocab")
+                listed.append(((by_bytes[left], by_bytes[right]), by_bytes[left + right]))
+            implied = recover_merges(by_bytes)
+            # a merge list is replayed in order, with no whole-chunk rule (GPT-2, CS336): it must agree
+            problem = merge_list_problem(by_bytes, listed, False, implied)
+            if problem is not None:
+                k, why = problem
+                raise ValueError(f"{'merges' if k is None else f'merge {k}'}: {why}; replaying these merges "
+                                 f"and encoding by rank (as this Tokenizer does) would give different ids")
+        return cls(implied, pattern=pattern, special_tokens=special_ids, vocab=ordinary, **kwargs)
 
     def vocab_bytes(self) -> dict:
         """Every id to its bytes, special tokens included (as their UTF-8 bytes)."""

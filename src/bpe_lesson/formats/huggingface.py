@@ -6,9 +6,12 @@ Out: ``to_huggingface(tok)`` gives a ``tokenizers.Tokenizer`` and
 tokenizer_file=...)`` load and which gives our ids. The file holds:
 
 * the model: BPE, vocabulary = our ids, each token's bytes written with GPT-2's
-  byte-to-unicode map (``bytes_to_unicode``), merges in id order, and
-  ``ignore_merges: true``, Hugging Face's name for tiktoken's rule that a chunk
-  which is itself a token is that token;
+  byte-to-unicode map (``bytes_to_unicode``), merges in id order
+  (``ranks.replay_merges``: the ranks' own merges, plus every split of a token
+  they cannot make, which the rank encoder still makes inside longer chunks: 932
+  extra merges for Llama 3, 209 for Qwen 3.5), and ``ignore_merges: true``,
+  Hugging Face's name for tiktoken's rule that a chunk which is itself a token is
+  that token;
 * the pre-tokenizer: our split pattern as a ``Split`` (rewritten for Hugging
   Face's regex engine, see ``to_oniguruma``), then ``ByteLevel`` without its own
   regex; the decoder ``ByteLevel``;
@@ -17,20 +20,28 @@ tokenizer_file=...)`` load and which gives our ids. The file holds:
   or Hugging Face would renumber it).
 
 In: ``from_huggingface(path)`` reads such a file, or any byte-level BPE one whose
-merges make ids in increasing order (as ``tokenizers``' own trainer lays them
-out), into a ``Tokenizer``; other model types (WordPiece, Unigram, SentencePiece-style BPE with ``▁``) are
-refused with the reason.
+merges agree with its ids (``ranks.merge_list_problem``: list order is id order,
+every merge the ranks imply is there, a token no merge of lower ids makes is listed
+with all its splits, as ``tokenizers``' own trainer and ``transformers``' tiktoken
+converter write them), into a ``Tokenizer``; other model types (WordPiece, Unigram,
+SentencePiece-style BPE with ``▁``) are refused with the reason.
 
 Subtle: Hugging Face replays merges in list order, we join the lowest-ranked
-pair. With merges in id order the two agree on our trained vocabularies and on
-the real ones, on all the text the tests try (random text included); the tiktoken
-chapter shows the rare rank tables where they cannot. Another difference: a file with ``ignore_merges``
+pair; on a list that passes those checks the two join the same pairs in the same
+order. Before it returns, every export is encoded by ``tokenizers`` itself on a
+few hundred real and generated texts (``export_check``): exact, or refused.
+Another difference: a file with ``ignore_merges``
 false (older GPT-2-style files) lacks tiktoken's whole-chunk rule, which our
-encoder always applies; the tests read back such a file that ``tokenizers``
-trained and get its ids.
+encoder always applies; such a file is read when every token's own bytes merge
+into it (``ranks.stuck_tokens``), as on a file ``tokenizers`` trained.
+
+Into a folder, ``save_huggingface`` also writes ``tokenizer_config.json`` (the
+roles, a chat template) and ``special_tokens_map.json``; for a vocabulary
+``from_pretrained`` loads, as the model's own tokenizer has them (a BOS
+post-processor, its chat template: ``hf_settings``).
 
 What this module does not do: read ``tokenizer_config.json`` or chat templates,
-write ``transformers``' other files, or import ``tokenizers`` for anything but
+write ``transformers``' other files (``generation_config.json``), or import ``tokenizers`` for anything but
 building and checking the Hugging Face object (``from_huggingface`` parses the
 JSON itself).
 """
@@ -39,24 +50,29 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 
 import regex
 
 from .._internal.files import atomic_write, read_json
+from .._internal.optional import optional_import
 from ..patterns import FORMS as NORMALIZATION_FORMS
 from ..patterns import GPT2_PATTERN, check_pattern
-from ..ranks import recover_merges
+from ..ranks import merge_list_problem, recover_merges, replay_merges
 from .tiktoken_io import MAX_ID
 from ..tokenizer import Tokenizer
 from .byte_level import _BYTE_TO_CHAR, _CHAR_TO_BYTE, HF_BYTELEVEL_PATTERN, bytes_to_unicode
 from .byte_level import from_oniguruma, show_bytes, to_oniguruma
+from .export_check import check_export
+from .hf_settings import bos_processor, export_settings, special_roles
 
 # ---- out --------------------------------------------------------------------------
 
 def huggingface_dict(tok: Tokenizer) -> dict:
     """The ``tokenizer.json`` structure for ``tok`` (see the module docstring)."""
     show = {i: show_bytes(b) for i, b in tok.vocab.items()}  # id -> str
-    merges = [[show[a], show[b]] for (a, b), _ in sorted(tok.merges, key=lambda m: m[1])]
+    # the ranks' merges, and every split of a token they cannot make (ranks.replay_merges)
+    merges = [[show[a], show[b]] for (a, b), _ in replay_merges(tok._ranks, tok.merges)]
     # subtle: Hugging Face gives an added token that is not in the model's vocabulary the
     # next free id after it, whatever id the file says (cl100k_base's <|endoftext|> would
     # become 100256, not 100257). Listed in the vocabulary too, as GPT-2's file does, it
@@ -97,75 +113,91 @@ def to_huggingface(tok: Tokenizer):
     >>> hf.encode("hi hi<|end|>").ids
     [256, 32, 256, 257]
     """
-    from tokenizers import Tokenizer as HFTokenizer
-
-    return HFTokenizer.from_str(json.dumps(huggingface_dict(tok), ensure_ascii=False))
+    return _checked(tok, json.dumps(huggingface_dict(tok), ensure_ascii=False))
 
 
-_DEFAULT_ROLES = {  # role -> special tokens that usually play it, first found wins
-    "eos_token": ("<|endoftext|>", "<|end_of_text|>", "<|im_end|>", "</s>", "<|eot_id|>"),
-    "bos_token": ("<|begin_of_text|>", "<s>", "<|startoftext|>"),
-    "pad_token": ("<|pad|>", "<pad>", "<|finetune_right_pad_id|>"),
-    "unk_token": ("<unk>", "<|unk|>"),
-}
+def _checked(tok: Tokenizer, text: str):
+    """``tokenizers``' own reading of the file ``text``, checked to give ``tok``'s ids
+    (``export_check``): an export is exact or refused."""
+    HFTokenizer = optional_import("tokenizers", "to_huggingface").Tokenizer
 
-
-def special_roles(tok: Tokenizer, **given) -> dict:
-    """Which special token is EOS, BOS, PAD and UNK: the ones given, else the usual names.
-
-    PAD falls back to EOS (a common choice for byte-level models, which need no UNK).
-
-    >>> from bpe_lesson import Tokenizer
-    >>> special_roles(Tokenizer([], special_tokens={"<|endoftext|>": 256}))
-    {'eos_token': '<|endoftext|>', 'pad_token': '<|endoftext|>'}
-    """
-    roles = {}
-    for role, usual in _DEFAULT_ROLES.items():
-        name = given.get(role)
-        if name is None:
-            name = next((s for s in usual if s in tok.special_tokens), None)
-        elif name not in tok.special_tokens:
-            raise ValueError(f"{role}={name!r} is not a special token of this tokenizer; it has "
-                             f"{sorted(tok.special_tokens) or 'none'}")
-        if name is not None:
-            roles[role] = name
-    if "pad_token" not in roles and "eos_token" in roles:
-        roles["pad_token"] = roles["eos_token"]
-    return {role: roles[role] for role in _DEFAULT_ROLES if role in roles}
+    hf = HFTokenizer.from_str(text)  # raises here, not in the reader's code later
+    made = {new for _, new in tok.merges}
+    added = [i for i, b in tok.vocab.items() if len(b) > 1 and i not in made]  # the tokens given extra merges
+    check_export(tok, lambda texts: [e.ids for e in hf.encode_batch(texts)], "tokenizer.json", added)
+    return hf
 
 
 def save_huggingface(tok: Tokenizer, path, *, eos_token=None, bos_token=None, pad_token=None, unk_token=None,
-                     model_max_length=None) -> str:
+                     add_bos=None, chat_template=None, model_max_length=None) -> str:
     """Write ``tok`` as a ``tokenizer.json`` (atomically) and return the path written.
 
     ``path`` is the file, or a folder to write ``tokenizer.json`` into (an existing
     one, or a path ending in "/", made if missing);
     into a folder go ``tokenizer_config.json`` and ``special_tokens_map.json`` too,
     naming the EOS, BOS, PAD and UNK tokens (``special_roles``: the ones given,
-    else the usual names), so ``transformers.AutoTokenizer.from_pretrained(folder)``
-    pads a batch and decodes it as it is. The text is loaded back with
-    ``tokenizers`` before it is written, so a file this writes always loads.
-    """
-    from tokenizers import Tokenizer as HFTokenizer
+    else the usual names; PAD is not EOS when a pad token exists), so
+    ``transformers.AutoTokenizer.from_pretrained(folder)`` pads a batch and decodes
+    it as it is.
 
+    A vocabulary ``from_pretrained`` loads is written as the model's own Hugging
+    Face tokenizer (``hf_settings.MODEL_EXPORTS``): Llama 3's adds
+    ``<|begin_of_text|>`` first when encoding with special tokens, names
+    ``<|eot_id|>`` EOS and ``<|finetune_right_pad_id|>`` PAD, and carries a
+    ``chat_template`` whose ``apply_chat_template`` gives ``render_chat``'s ids.
+    Any argument given wins over those settings; for our own tokenizers they are the
+    way to ask for the same:
+
+    * ``add_bos``: a post-processor puts the BOS token first (``encode("hi")`` in
+      ``transformers`` and ``tokenizers`` then starts with it; ``add_special_tokens=False``
+      and ``apply_chat_template`` do not add it);
+    * ``chat_template``: ``"llama3"``, ``"chatml"`` or ``"plain"`` (Jinja equal to
+      ``render_chat``'s templates, ``hf_settings.CHAT_TEMPLATES``) or Jinja text,
+      written into ``tokenizer_config.json`` (so only with a folder). ``False``: none.
+
+    A role named that is not one of ``tok``'s special tokens is refused, listing them.
+    The text is loaded back with ``tokenizers`` before it is written and must give
+    this tokenizer's ids on real and generated text (``export_check``, encoded
+    without the BOS), so a file this writes always loads, and gives our ids; else
+    ``ValueError`` and nothing is written.
+    """
+    optional_import("tokenizers", "save_huggingface")  # a missing extra named before any work
     path = os.fspath(path)
     folder = os.path.isdir(path) or path.endswith(("/", os.sep))  # "hf_tok/": a folder, made if missing
+    roles, add_bos, template = export_settings(  # the model's own when tok is a known vocabulary
+        tok, folder=path if folder else None, eos_token=eos_token, bos_token=bos_token, pad_token=pad_token,
+        unk_token=unk_token, add_bos=add_bos, chat_template=chat_template)
+    d = huggingface_dict(tok)
+    _checked(tok, json.dumps(d, ensure_ascii=False))  # gives our ids on sample text, or nothing is written
+    if add_bos:
+        d["post_processor"] = bos_processor(tok, roles["bos_token"])
+    text = json.dumps(d, ensure_ascii=False, indent=1)
+    _check_bos(tok, text, roles["bos_token"] if add_bos else None)
     if folder:
         os.makedirs(path, exist_ok=True)
-        roles = special_roles(tok, eos_token=eos_token, bos_token=bos_token, pad_token=pad_token,
-                              unk_token=unk_token)
         path = os.path.join(path, "tokenizer.json")
-    text = json.dumps(huggingface_dict(tok), ensure_ascii=False, indent=1)
-    HFTokenizer.from_str(text)  # raises here, not in the reader's code later
     atomic_write(path, (text + "\n").encode("utf-8"))
     if folder:
         config = {"tokenizer_class": "PreTrainedTokenizerFast", "clean_up_tokenization_spaces": False,
                   "model_max_length": model_max_length or int(1e30),  # transformers' own "no limit"
                   **roles}
+        if template is not None:
+            config["chat_template"] = template
         for name, content in (("tokenizer_config.json", config), ("special_tokens_map.json", roles)):
             atomic_write(os.path.join(os.path.dirname(path), name),
                          (json.dumps(content, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
     return path
+
+
+def _check_bos(tok: Tokenizer, text: str, bos: str | None) -> None:
+    """The file ``text``, read by ``tokenizers``, adds ``bos`` (or nothing) before our ids."""
+    hf = optional_import("tokenizers", "save_huggingface").Tokenizer.from_str(text)
+    sample = "Hello, world"
+    want = ([tok.special_tokens[bos]] if bos else []) + tok.encode_ordinary(sample)
+    got = hf.encode(sample).ids
+    if got != want:
+        raise ValueError(f"the tokenizer.json written would give {got[:6]} for {sample!r}, not {want[:6]} "
+                         f"(BOS {bos!r}); nothing was written")
 
 
 # ---- in ---------------------------------------------------------------------------
@@ -259,13 +291,13 @@ def _read_vocab(model, specials, name) -> dict[int, bytes]:
     return vocab
 
 
-def _read_merges(model, vocab_s, name) -> dict[int, tuple[int, int]]:
-    """``model.merges`` as ``{new_id: (left_id, right_id)}``, each a pair of tokens whose
-    joined text is a token, in increasing order of the ids they make."""
+def _read_merges(model, vocab_s, name) -> list[tuple[tuple[int, int], int]]:
+    """``model.merges`` as ``[((left_id, right_id), new_id), ...]`` in list order, each a
+    pair of tokens whose joined text is a token."""
     merges = model.get("merges") or []
     if not isinstance(merges, list):
         raise ValueError(f"{name}: model.merges must be a list of merges, not {type(merges).__name__}")
-    out, last = {}, -1
+    out = []
     for k, m in enumerate(merges):
         pair = m.split(" ") if isinstance(m, str) else m
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
@@ -276,49 +308,60 @@ def _read_merges(model, vocab_s, name) -> dict[int, tuple[int, int]]:
         if None in ids:
             raise ValueError(f"{name}: model.merges[{k}] ({a!r}, {b!r}) names a token that is not in the "
                              f"vocabulary")
-        if ids[2] <= last:
-            raise ValueError(f"{name}: model.merges[{k}] makes id {ids[2]} after a merge made id {last}; its "
-                             f"merge order is not its id order, so bpe_lesson's rank encoder would give other ids")
-        last = ids[2]
-        out[ids[2]] = (ids[0], ids[1])
+        out.append(((ids[0], ids[1]), ids[2]))
     return out
 
 
-def _check_ranks_agree(vocab, merges, ignore_merges, name) -> None:
-    """Refuse a table on which our rank encoder and Hugging Face's merge replay part ways.
+def _check_ranks_agree(vocab, merges, ignore_merges, name) -> list:
+    """Refuse a table on which our rank encoder and Hugging Face's merge replay part ways
+    (``ranks.merge_list_problem``), naming the merge; return the ranks' own merges.
 
     We join any two adjacent tokens whose joined bytes are a token, lowest id first;
-    Hugging Face joins only the listed merges, in list order. The two agree when the
-    merges are exactly the ones the ranks imply (``ranks.recover_merges``: for each
-    token, the two parts the rank encoder ends on from lower-ranked tokens), and, with
-    ``ignore_merges`` false (no whole-chunk rule in Hugging Face), every multi-byte
-    token is made by a merge.
+    Hugging Face joins only the listed merges, in list order, and with
+    ``ignore_merges`` false has no whole-chunk rule.
 
     >>> r = {bytes([i]): i for i in range(256)} | {b"bc": 256, b"ab": 257, b"abc": 258}
     >>> vocab = {i: b for b, i in r.items()}
-    >>> _check_ranks_agree(vocab, {256: (98, 99), 257: (97, 98), 258: (257, 99)}, True, "t.json")
+    >>> _check_ranks_agree(vocab, [((98, 99), 256), ((97, 98), 257), ((257, 99), 258)], True, "t.json")
     Traceback (most recent call last):
-    ValueError: t.json: token 258 (b'abc') is made by the merge (257, 99) in model.merges, but ...
+    ValueError: t.json: model.merges: token 258 (b'abc') is made by no merge (97, 256) ...
     """
     ranks = {b: i for i, b in vocab.items()}  # bytes -> int
-    implied = {new: pair for pair, new in recover_merges(ranks)}  # int -> (int, int)
-    for new, pair in implied.items():
-        if merges.get(new) != pair:
-            listed = f"by the merge {merges[new]}" if new in merges else "by no merge"
-            raise ValueError(f"{name}: token {new} ({vocab[new]!r}) is made {listed} in model.merges, but the "
-                             f"ranks make it from {pair} ({vocab[pair[0]]!r} + {vocab[pair[1]]!r}); Hugging Face "
-                             f"and bpe_lesson would give different ids")
-    for new, pair in merges.items():
-        if new not in implied:
-            raise ValueError(f"{name}: model.merges makes token {new} ({vocab[new]!r}) from {pair}, but lower "
-                             f"ids cannot build it by rank; Hugging Face and bpe_lesson would give different ids")
-    if not ignore_merges:
-        unbuilt = [i for i, b in vocab.items() if len(b) > 1 and i not in merges]
-        if unbuilt:
-            i = min(unbuilt)
-            raise ValueError(f"{name}: token {i} ({vocab[i]!r}) is made by no merge and model.ignore_merges is "
-                             f"false, so Hugging Face never gives it, while bpe_lesson gives a chunk that is one "
-                             f"token that token; set ignore_merges true or drop the token")
+    implied = recover_merges(ranks)
+    problem = merge_list_problem(ranks, merges, ignore_merges, implied)
+    if problem is not None:
+        k, why = problem
+        where = "model.merges" if k is None else f"model.merges[{k}]"
+        raise ValueError(f"{name}: {where}: {why}; Hugging Face and bpe_lesson would give different ids")
+    return implied
+
+
+def _check_added_flags(t: dict, k: int, content: str, normalize, name) -> None:
+    """Refuse an added token whose flags make Hugging Face match it otherwise than we do.
+
+    We cut a special token out of the text exactly where its text stands, after the
+    normalizer (if any). ``lstrip`` / ``rstrip`` (it swallows the spaces beside it,
+    as RoBERTa's ``<mask>``) and ``single_word`` (only between word boundaries) are
+    refused. ``normalized`` false (matched in the text before the normalizer) is
+    taken under NFC and NFD when the token's text is already in that form (it can
+    then differ only where a combining mark follows the token); under NFKC and NFKD,
+    which turn look-alike text into the token's, it is refused.
+
+    >>> _check_added_flags({"lstrip": True}, 3, "<mask>", None, "t.json")
+    Traceback (most recent call last):
+    ValueError: t.json: added_tokens[3] ('<mask>') has lstrip true: ...
+    """
+    for flag, what in (("lstrip", "it takes in the spaces before it"), ("rstrip", "it takes in the spaces after it"),
+                       ("single_word", "it is matched only as a whole word")):
+        if t.get(flag):
+            raise ValueError(f"{name}: added_tokens[{k}] ({content!r}) has {flag} true: {what} in Hugging Face, "
+                             f"while bpe_lesson matches a special token's text exactly, so the ids would differ; "
+                             f"set {flag} false to read it as an exact match")
+    if normalize and t.get("normalized") is False:
+        if normalize in ("NFKC", "NFKD") or unicodedata.normalize(normalize, content) != content:
+            raise ValueError(f"{name}: added_tokens[{k}] ({content!r}) has normalized false: Hugging Face finds "
+                             f"it in the text before the {normalize} normalizer, bpe_lesson after it, and "
+                             f"{normalize} can make its text from other text; set normalized true")
 
 
 def from_huggingface(source) -> Tokenizer:
@@ -329,8 +372,10 @@ def from_huggingface(source) -> Tokenizer:
     our ids would differ from Hugging Face's is refused, naming the file and the
     key: merges whose order is not their id order or not the ranks' own
     (``_check_ranks_agree``), ids that are not integers from 0 to MAX_ID, an id
-    twice, a key twice, a missing byte, an empty vocabulary. The file is read at
-    most ``MAX_JSON_BYTES``.
+    twice, a key twice, a missing byte, an empty vocabulary, an added token whose
+    flags (``lstrip``, ``rstrip``, ``single_word``, ``normalized``) would match it
+    elsewhere than we do (``_check_added_flags``), an added token merges also make.
+    The file is read at most ``MAX_JSON_BYTES``.
 
     >>> from bpe_lesson import Tokenizer
     >>> tok = Tokenizer([((104, 105), 256)], pattern="gpt4", special_tokens={"<|end|>": 257})
@@ -370,6 +415,7 @@ def from_huggingface(source) -> Tokenizer:
             raise ValueError(f"{name}: added token {s!r} has id {i}, but the vocabulary gives it id {vocab_s[s]}")
         if s in specials:
             raise ValueError(f"{name}: added_tokens[{k}] repeats the added token {s!r}")
+        _check_added_flags(t, k, s, normalize, name)
         specials[s] = i
     vocab = _read_vocab(model, specials, name)  # GPT-2 (and our export) list special tokens there too
     clash = set(specials.values()) & set(vocab)
@@ -377,10 +423,16 @@ def from_huggingface(source) -> Tokenizer:
         i = min(clash)
         raise ValueError(f"{name}: id {i} is both an added token and the ordinary token {vocab[i]!r}")
     merges = _read_merges(model, vocab_s, name)
-    _check_ranks_agree(vocab, merges, model.get("ignore_merges", False), name)
-    merge_list = [(pair, new) for new, pair in sorted(merges.items())]
-    return Tokenizer(merge_list, pattern=pattern, special_tokens=specials, vocab=vocab, normalize=normalize)
+    special_ids = {i: s for s, i in specials.items()}  # int -> str
+    for k, ((a, b), new) in enumerate(merges):
+        for j in (a, b, new):
+            if j in special_ids:
+                raise ValueError(f"{name}: model.merges[{k}] joins or makes id {j}, which is the added token "
+                                 f"{special_ids[j]!r}; bpe_lesson keeps added (special) tokens apart from the "
+                                 f"tokens merges make, so it cannot be both")
+    implied = _check_ranks_agree(vocab, merges, model.get("ignore_merges", False), name)
+    return Tokenizer(implied, pattern=pattern, special_tokens=specials, vocab=vocab, normalize=normalize)
 
 
 __all__ = ["to_huggingface", "save_huggingface", "from_huggingface", "special_roles", "bytes_to_unicode", "show_bytes",
-           "to_oniguruma", "from_oniguruma", "huggingface_dict"]
+           "to_oniguruma", "from_oniguruma", "huggingface_dict", "bos_processor"]

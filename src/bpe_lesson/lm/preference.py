@@ -20,8 +20,7 @@ sequences longer than a context (a too-long pair is the caller's to drop).
 
 from __future__ import annotations
 
-import torch
-
+from .._internal.optional import optional_import
 from .chat import _template, render_chat
 
 
@@ -79,6 +78,7 @@ def pad_sequences(seqs, pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     (tensor([[5, 6, 7],
             [8, 0, 0]]), tensor([3, 1]))
     """
+    torch = optional_import("torch", "pad_sequences")  # only the tensor helpers need it
     seqs = [list(s) for s in seqs]
     if not seqs or min(map(len, seqs)) < 1:
         raise ValueError("pad_sequences needs at least one sequence, each of at least one id")
@@ -100,6 +100,7 @@ def pair_batch(pairs, pad_id: int) -> dict:
     >>> b["chosen_ids"].tolist(), b["rejected_ids"].tolist(), b["chosen_lengths"].tolist()
     ([[7, 1, 0]], [[7, 2, 3]], [2])
     """
+    torch = optional_import("torch", "pair_batch")  # only the tensor helpers need it
     pairs = list(pairs)
     if not pairs:
         raise ValueError("pair_batch needs at least one pair")
@@ -124,9 +125,11 @@ def pair_batch(pairs, pad_id: int) -> dict:
 def last_token_index(seq_lengths) -> torch.Tensor:
     """The position of each sequence's last real token: ``seq_lengths - 1``.
 
+    >>> import torch
     >>> last_token_index(torch.tensor([3, 1]))
     tensor([2, 0])
     """
+    torch = optional_import("torch", "last_token_index")  # only the tensor helpers need it
     seq_lengths = torch.as_tensor(seq_lengths)
     if seq_lengths.numel() and int(seq_lengths.min()) < 1:
         raise ValueError(f"a sequence of length {int(seq_lengths.min())} has no last token")
@@ -136,9 +139,11 @@ def last_token_index(seq_lengths) -> torch.Tensor:
 def gather_last(values: torch.Tensor, seq_lengths) -> torch.Tensor:
     """``values[b, seq_lengths[b] - 1]`` for each row b: a (B, L, ...) tensor read at the last real token.
 
+    >>> import torch
     >>> gather_last(torch.tensor([[1., 2., 0.], [4., 5., 6.]]), torch.tensor([2, 3]))
     tensor([2., 6.])
     """
+    torch = optional_import("torch", "gather_last")  # only the tensor helpers need it
     idx = last_token_index(seq_lengths)
     if values.ndim < 2 or len(idx) != values.shape[0] or (len(idx) and int(idx.max()) >= values.shape[1]):
         raise ValueError(f"values {tuple(values.shape)} and seq_lengths {idx.add(1).tolist()[:8]}: expected "

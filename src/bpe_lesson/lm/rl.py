@@ -46,20 +46,46 @@ def extract_answer(text: str) -> str | None:
     return answer or None
 
 
+# digits a number may have and still become a Fraction: int() of a longer string raises
+# (Python's 4,300-digit limit) and a policy's reply may be any string; longer numbers
+# compare by their digits, written canonically (``_canonical``)
+MAX_DIGITS = 1000
+
+
+def _canonical(s: str) -> tuple[str, str, str]:
+    """A decimal number's sign, integer digits and decimals, without leading/trailing zeros.
+
+    >>> _canonical("+001,250.500"), _canonical("-0.0")
+    (('', '1250', '5'), ('', '', ''))
+    """
+    sign = "-" if s.startswith("-") else ""
+    whole, _, frac = s.lstrip("+-").replace(",", "").partition(".")
+    whole, frac = whole.lstrip("0"), frac.rstrip("0")
+    return ("" if not (whole or frac) else sign), whole, frac
+
+
 def normalize_answer(answer: str):
     """A number as a ``Fraction`` (any way it is written), other text casefolded with single spaces.
 
+    A number with more than ``MAX_DIGITS`` digits is compared by its digits (its value,
+    written canonically), never converted; a fraction that long compares as text.
+
     >>> normalize_answer("1,250.0"), normalize_answer("3/4"), normalize_answer("  Paris  France ")
     (Fraction(1250, 1), Fraction(3, 4), 'paris france')
+    >>> normalize_answer("1" * 5000) == normalize_answer("0" + "1" * 5000 + ".0")
+    True
     """
     s = answer.strip()
     if _NUMBER.fullmatch(s):
         if "/" in s:
             num, den = s.split("/")
-            if int(den) == 0:
-                return s  # 1/0 is no number: compare as text
+            if len(num) + len(den) > MAX_DIGITS or int(den) == 0:
+                return " ".join(s.split()).casefold()  # 1/0 is no number (nor is one too long): text
             return Fraction(int(num), int(den))
-        return Fraction(s.replace(",", ""))
+        sign, whole, frac = _canonical(s)
+        if len(whole) + len(frac) > MAX_DIGITS:
+            return ("number", sign, whole, frac)
+        return Fraction(f"{sign}{whole or 0}.{frac or 0}")
     return " ".join(s.split()).casefold()
 
 

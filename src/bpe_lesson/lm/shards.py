@@ -30,7 +30,7 @@ import sys
 
 import numpy as np
 
-from .._internal.files import file_kind
+from .._internal.files import file_kind, json_int
 from ..tokenizer import Tokenizer
 
 MANIFEST = "manifest.json"
@@ -118,7 +118,8 @@ def special_id(tokenizer, token: str, what: str = "EOS") -> int:
         shown = repr(names[:8])[:-1] + (f", ... and {len(names) - 8} more]" if len(names) > 8 else "]")
         raise ValueError(f"the tokenizer has no special token {token!r} to use as {what} (its special tokens: "
                          f"{shown}); train it with special_tokens=[{token!r}] "
-                         f"or name one of its special tokens with --{what.lower()}")
+                         f"or name one of its special tokens with {what.lower()}= "
+                         f"(--{what.lower()} on the command line)")
     return tokenizer.special_tokens[token]
 
 
@@ -147,9 +148,14 @@ def _manifest_problems(m) -> tuple[list[str], bool]:
     if m["format"] != FORMAT or m["version"] != VERSION:
         out.append(f"{MANIFEST}: format/version is {m['format']!r}/{m['version']}, this package reads "
                    f"{FORMAT!r}/{VERSION}")
+    if m.get("byte_order", "little") != "little":  # what pack writes and every reader here reads
+        out.append(f"{MANIFEST}: byte_order: {m['byte_order']!r:.40}, but shards are little-endian")
     usable = m["dtype"] in ("uint16", "uint32")
     if not usable:
         out.append(f"{MANIFEST}: dtype: {m['dtype']!r} is not uint16 or uint32")
+    elif not 1 <= m["vocab_size"] <= 1 << 32:
+        out.append(f"{MANIFEST}: vocab_size: {m['vocab_size']:,} is not between 1 and 2**32 (what uint32 ids "
+                   f"can name)")
     elif m["dtype"] != dtype_for(m["vocab_size"]):
         out.append(f"{MANIFEST}: dtype: {m['dtype']} but vocab_size {m['vocab_size']} calls for "
                    f"{dtype_for(m['vocab_size'])} (uint16 holds ids below 65,536)")
@@ -188,7 +194,7 @@ def read_manifest(path) -> tuple[dict, str]:
         raise FileNotFoundError(f"no {MANIFEST} in {folder}{hint}")
     try:
         with open(mpath, encoding="utf-8") as f:
-            m = json.load(f)
+            m = json.load(f, parse_int=json_int)  # 5,000 digits: a problem, not a crash
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{mpath} is not valid JSON ({e})") from None
     except RecursionError:
@@ -317,12 +323,14 @@ def verify(folder, tokenizer=None) -> list[str]:
     were packed with. Each problem names the file and the field.
     """
     folder = os.fspath(folder)
+    if not os.path.isdir(folder):  # nothing to check: the caller named the wrong thing
+        raise ValueError(f"{folder}: " + ("not a folder" if os.path.exists(folder) else "no such folder"))
     mpath = os.path.join(folder, MANIFEST)
     if not os.path.exists(mpath):
         return [f"{MANIFEST}: missing in {folder}"]
     try:
         with open(mpath, encoding="utf-8") as f:
-            m = json.load(f)
+            m = json.load(f, parse_int=json_int)  # 5,000 digits: a problem, not a crash
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         return [f"{MANIFEST}: not valid JSON ({e})"]
     except RecursionError:

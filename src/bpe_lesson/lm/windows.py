@@ -21,10 +21,13 @@ import operator
 import os
 
 import numpy as np
-import torch
-from torch.utils.data import DataLoader, Dataset
 
+from .._internal.optional import optional_import
 from .shards import check_compatible, open_shard, read_manifest
+from .tensors import as_int64_ids
+
+torch = optional_import("torch", "bpe_lesson.lm.windows (a PyTorch Dataset)")
+from torch.utils.data import DataLoader, Dataset  # noqa: E402  (only once torch is known to be there)
 
 
 def _positive_int(name, v):
@@ -40,40 +43,6 @@ def _positive_int(name, v):
     if v < 1:
         raise ValueError(f"{name} must be a positive int, got {v!r}")
     return v
-
-
-def as_int64_ids(source) -> torch.Tensor:
-    """Ids in memory as a 1-D int64 tensor; floats, bools and ids beyond int64 are refused, not cast.
-
-    >>> as_int64_ids(np.array([1, 2], dtype=np.uint64))
-    tensor([1, 2])
-    >>> as_int64_ids([1.7, 2.2])
-    Traceback (most recent call last):
-    ValueError: ids must be integers, got float64 values such as 1.7; nothing is rounded
-    """
-    if torch.is_tensor(source):
-        if source.is_floating_point() or source.is_complex() or source.dtype == torch.bool:
-            raise ValueError(f"ids must be integers, got a {source.dtype} tensor; nothing is rounded")
-        arr = source.detach().cpu()
-        if arr.dtype == torch.uint64 and arr.numel() and int(arr.max()) > np.iinfo(np.int64).max:
-            raise ValueError(f"id {int(arr.max())} is beyond int64, and no vocabulary is that large")
-        ids = arr.long()
-    else:
-        arr = np.asarray(source)
-        if arr.dtype == object:  # Python ints beyond 64 bits
-            raise ValueError("ids must be integers below 2**63, and no vocabulary is that large")
-        if arr.dtype.kind not in "iu":
-            if arr.size == 0:
-                arr = arr.astype(np.int64)
-            else:
-                raise ValueError(f"ids must be integers, got {arr.dtype} values such as {arr.flat[0].item()!r}; "
-                                 f"nothing is rounded")
-        if arr.dtype == np.uint64 and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
-            raise ValueError(f"id {int(arr.max())} is beyond int64, and no vocabulary is that large")
-        ids = torch.from_numpy(arr.astype(np.int64))
-    if ids.ndim != 1:
-        raise ValueError(f"ids must be a 1-D sequence of integers, got shape {tuple(ids.shape)}")
-    return ids
 
 
 def window_count(n_tokens: int, context_length: int, stride: int | None = None) -> int:
@@ -180,7 +149,13 @@ class SlidingWindowDataset(Dataset):
 def loader_seed(seed: int, epoch: int) -> int:
     """The 64-bit seed of the shuffle for ``(seed, epoch)``, drawn from ``SeedSequence([seed, epoch])``.
 
+    Two pairs of numbers below 2**32 feed ``SeedSequence`` different words, so their
+    seeds differ. subtle: it splits a larger number into 32-bit words and does not
+    delimit the list, so above 2**32 pairs can meet.
+
     >>> loader_seed(0, 1) != loader_seed(1, 0)
+    True
+    >>> loader_seed(2**32, 0) == loader_seed(0, 1)
     True
     """
     for name, v in (("seed", seed), ("epoch", epoch)):
@@ -196,8 +171,8 @@ def make_dataloader(dataset, batch_size: int, seed: int, epoch: int, shuffle: bo
     The shuffle draws from a generator seeded with both numbers,
     ``numpy.random.SeedSequence([seed, epoch])`` (``loader_seed``): two runs with
     the same pair see the same batches, each epoch has its own order, and no two
-    pairs share one (subtle: seeding with ``seed + epoch`` gives seed 0's epoch 1
-    the order of seed 1's epoch 0).
+    pairs of numbers below 2**32 share one (subtle: seeding with ``seed + epoch``
+    gives seed 0's epoch 1 the order of seed 1's epoch 0).
     """
     g = torch.Generator()
     g.manual_seed(loader_seed(seed, epoch))

@@ -2,9 +2,15 @@
 
 A config names an output file, a split pattern, special tokens, whether to start
 from the 1,161 hardcoded merges (``hardcoded.py``), and a list of *phases*, each
-with its own merge budget and sources. Phases run in order; each continues from
-the vocabulary the earlier ones built (their merges are its ``base_merges``) and
-learns only from its own sources. The ids come out as
+with its own merge budget and sources; or, instead of the merge budgets, a
+``vocab_size``: the ids the tokenizer has, 256 bytes, hardcoded merges and special
+tokens included, with one phase that learns every merge left. (``hardcoded_merges``
+is then false unless the config says true, so a plain config gives what
+``bpe_lesson.train`` and ``bpe-lesson train FILE... --vocab-size N`` give; with
+merge budgets it stays true unless the config says false, as it always was.)
+Phases run in order; each continues from the vocabulary the earlier ones built
+(their merges are its ``base_merges``) and learns only from its own sources. The
+ids come out as
 
     0-255 bytes | 256-1416 hardcoded | phase 1 | phase 2 | ... | special tokens
 
@@ -23,12 +29,14 @@ An example, with every field (``examples/tokenizer.yaml``)::
     verbose: false                    # print every merge
     progress: null                    # bars on stderr: null = on a terminal only; true = always; false = never
     pattern: gpt4                     # gpt2 | gpt4 | o200k | a regex
-    hardcoded_merges: true            # ids 256-1416, before any phase
+    hardcoded_merges: true            # ids 256-1416, before any phase (default: true; with vocab_size, false)
     special_tokens: ["<|endoftext|>", "<|pad|>"]
     seed: 0                           # for the reservoir sample
     tie_break: smallest-ids           # smallest-ids | greatest-bytes (CS336's rule)
     min_frequency: 2                  # stop when the best pair occurs fewer times
     max_token_length: null            # never make a token of more bytes than this
+    # vocab_size: 16384               # instead of the phases' merges: the ids in all (one phase)
+    errors: strict                    # a source file not UTF-8 or unreadable: stop | skip it (a warning)
     phases:
       - name: English
         merges: 30000
@@ -62,21 +70,24 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from .._internal.backend import CORES
+from .._internal.backend import CORES, resolve_workers
 from .._internal.checks import renamed
 from .._internal.cluster import check_address
-from ..formats.documents import STDIN
+from ..formats.documents import ERRORS, STDIN, stdin_buffer
 from ..incremental import TIE_BREAKS
 from ..patterns import PATTERNS, check_pattern, resolve_pattern
-from .._internal.files import file_kind, read_bytes
+from .._internal.files import file_kind
+from .hardcoded import hardcoded_tokens
+from .safe_yaml import read_yaml
 from .sources import list_files
 
 MB = 1 << 20
 DEFAULT_WORKING_SET_MB = 1024
 TOP_FIELDS = ("output", "working_set_mb", "workers", "engine", "scheduler", "verbose", "progress", "pattern",
               "hardcoded_merges", "special_tokens", "seed", "tie_break", "min_frequency", "max_token_length",
-              "phases")
+              "vocab_size", "errors", "phases")
 ENGINES = ("local", "dask")
+HARDCODED = hardcoded_tokens()  # the 1,161 tokens put in first when hardcoded_merges is true
 OLDER_FIELDS = {"threads": "workers"}  # older name -> the field's name now; still read, with a warning
 PHASE_FIELDS = ("name", "merges", "sources")
 SOURCE_FIELDS = ("path", "file", "text_field", "glob", "columns")
@@ -120,6 +131,8 @@ class Config:
     min_frequency: int = 2
     max_token_length: int | None = None
     progress: bool | None = None  # None: bars on a terminal only (_internal/progress.py)
+    vocab_size: int | None = None  # the ids asked for, when the config gives them (its one phase's merges: the rest)
+    errors: str = "strict"  # a source file that cannot be read or decoded: stop, or "skip" it (sources.files_units)
 
     @property
     def merge_options(self) -> dict:
@@ -132,9 +145,6 @@ class Config:
 
 
 SHOW_CHARS = 60  # a value shown in a message: at most this many characters of its repr
-MAX_CONFIG_BYTES = 1 << 20  # a config is a page of YAML; 1 MiB is far more
-MAX_WORKERS = 1024  # above this a workers value is a typo, not a machine
-MAX_CONFIG_NODES = 100_000  # values once aliases are expanded (a config has a few hundred)
 
 
 _REPR = reprlib.Repr()  # nested lists and dicts shown 3 levels deep, 8 items each, then "..."
@@ -154,58 +164,11 @@ def _show(value) -> str:
     return text if len(text) <= SHOW_CHARS else f"{text[:SHOW_CHARS - 2]}... ({len(text)} characters)"
 
 
-def _expanded_size(node, path, sizes=None, busy=None) -> int:
-    """How many values ``node`` stands for once its aliases are expanded, counted on the
-    composed graph (each node once), so a 451-byte "billion laughs" is refused at once."""
-    sizes = {} if sizes is None else sizes  # id(node) -> size
-    busy = set() if busy is None else busy  # ids of the nodes being counted: a cycle
-    key = id(node)
-    if key in sizes:
-        return sizes[key]
-    if key in busy:
-        raise ConfigError(f"{path}: a YAML alias refers to the value that holds it (a cycle)")
-    busy.add(key)
-    children = []
-    if isinstance(node, yaml.SequenceNode):
-        children = node.value
-    elif isinstance(node, yaml.MappingNode):
-        children = [n for pair in node.value for n in pair]
-    total = 1
-    for child in children:
-        total += _expanded_size(child, path, sizes, busy)
-        if total > MAX_CONFIG_NODES:
-            raise ConfigError(f"{path}: its YAML aliases expand to more than {MAX_CONFIG_NODES:,} values "
-                              f"(nested aliases, a \"billion laughs\"); a config is a few hundred")
-    busy.discard(key)
-    sizes[key] = total
-    return total
-
-
-def _read_yaml(path):
-    """The config file's YAML: read capped (a regular file only), UTF-8, aliases bounded."""
-    raw = read_bytes(path, MAX_CONFIG_BYTES, "config file")  # a folder (train -c DIR) or FIFO refused
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start}: {e.reason})") from None
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _expanded_size(node, path)
-        return loader.construct_document(node)
-    except RecursionError:
-        raise ConfigError(f"{path}: its YAML nests too deeply") from None
-    finally:
-        loader.dispose()
-
-
 def load_config(path) -> Config:
     """Read and check a YAML config; relative paths in it are relative to its folder."""
     path = os.fspath(path)
     try:
-        raw = _read_yaml(path)
+        raw = read_yaml(path)
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
     except ConfigError:
@@ -257,14 +220,14 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
     workers = -1 if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or not (workers == -1 or workers >= 1):
         raise fail("workers", f"{_show(workers)} should be a whole number >= 1, or -1 for all cores")
-    if workers > MAX_WORKERS:
-        raise fail("workers", f"{workers:,} worker processes is absurd (at most {MAX_WORKERS:,}); this machine "
-                              f"has {CORES} cores: use -1 for all of them")
-    if workers > CORES and raw.get("scheduler") is None:  # (a remote cluster has its own cores)
-        warnings.warn(f"{source}: workers: {workers} is more than the {CORES} cores this process may use; "
-                      f"counting runs {CORES} worker processes (more would only take turns)", stacklevel=2)
-        workers = CORES
-    workers = CORES if workers == -1 else workers
+    try:  # the one rule for every worker count (a remote cluster has its own cores)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            workers = resolve_workers(workers, 0, remote=raw.get("scheduler") is not None)
+    except ValueError as e:  # ("workers: ..." already)
+        raise ConfigError(f"{source}: {e}") from None
+    for w in caught:
+        warnings.warn(f"{source}: {w.message}", stacklevel=2)
 
     engine = raw.get("engine", "local")
     if engine not in ENGINES:
@@ -280,7 +243,8 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
             raise fail("scheduler", str(e)) from None
 
     flags = {}
-    for name, default in (("verbose", False), ("hardcoded_merges", True)):
+    # a config with vocab_size asks for plain BPE unless it says otherwise; one with merge budgets, as before
+    for name, default in (("verbose", False), ("hardcoded_merges", "vocab_size" not in raw)):
         v = raw.get(name, default)
         if not isinstance(v, bool):
             raise fail(name, f"{_show(v)} should be true or false")
@@ -290,6 +254,13 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
     if progress is not None and not isinstance(progress, bool):
         raise fail("progress", f"{progress!r} should be true (bars always), false (never) or null "
                                "(on a terminal only, the default)")
+
+    errors = raw.get("errors", "strict")
+    if errors not in ERRORS:
+        raise fail("errors", f"{_show(errors)} should be strict (stop at a file that cannot be read or decoded, "
+                             "the default) or skip (leave it out, with a warning)")
+    if errors == "skip" and engine == "dask":
+        raise fail("errors", "skip is for engine: local; a Dask cluster's workers read ranges of files")
 
     seed = raw.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -331,7 +302,8 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
     if not isinstance(phases_raw, list) or not phases_raw:
         raise fail("phases", f"{_show(phases_raw)} should be a non-empty list of phases, each with "
                              "name, merges and sources")
-    phases = [_parse_phase(p, f"phases[{i}]", i, base_dir, fail) for i, p in enumerate(phases_raw)]
+    vocab_size = _vocab_size(raw, phases_raw, len(HARDCODED) if flags["hardcoded_merges"] else 0, fail)
+    phases = [_parse_phase(p, f"phases[{i}]", i, base_dir, fail, vocab_size) for i, p in enumerate(phases_raw)]
     stdin = [f"phases[{i}].sources[{k}]" for i, ph in enumerate(phases) for k, src in enumerate(ph.sources)
              if src.path == STDIN]
     if len(stdin) > 1:
@@ -340,14 +312,39 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
         raise fail(stdin[0] + ".file", "standard input cannot be shared out to Dask workers; "
                                        "write it to a file first, or use engine: local")
 
+    out_real = os.path.realpath(_abs(output, base_dir))  # the output is never an input
+    for i, k, src in ((i, k, src) for i, ph in enumerate(phases) for k, src in enumerate(ph.sources)):
+        src.files = [f for f in src.files if f == STDIN or os.path.realpath(f) != out_real]  # left out of a folder
+        if not src.files:
+            raise fail(f"phases[{i}].sources[{k}].{src.kind}", f"{src.path} is, or holds no file but, the output "
+                                                                f"{output} this config writes")
+
     return Config(output=_abs(output, base_dir), phases=phases, working_set_mb=ws, workers=workers,
                   verbose=flags["verbose"], pattern=pattern, hardcoded_merges=flags["hardcoded_merges"],
                   special_tokens=list(specials), seed=seed, engine=engine, scheduler=scheduler,
                   tie_break=tie_break, min_frequency=min_frequency, max_token_length=max_token_length,
-                  progress=progress)
+                  progress=progress, vocab_size=raw.get("vocab_size"), errors=errors)
 
 
-def _parse_phase(p, where, i, base_dir, fail) -> Phase:
+def _vocab_size(raw, phases_raw, n_hardcoded, fail):
+    """The merges of the one phase of a config that gives ``vocab_size``, or None when it does not."""
+    if "vocab_size" not in raw:
+        return None
+    n, specials = raw["vocab_size"], raw.get("special_tokens") or []
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise fail("vocab_size", f"{_show(n)} should be a whole number: the ids the tokenizer has, e.g. 16384")
+    least = 256 + n_hardcoded + len(specials)
+    if n < least:
+        hardcoded = f" + {n_hardcoded:,} hardcoded merges" if n_hardcoded else ""
+        raise fail("vocab_size", f"{n:,} leaves no room for 256 bytes{hardcoded} + {len(specials)} special "
+                                 f"token(s); give at least {least:,}")
+    if len(phases_raw) > 1:
+        raise fail("vocab_size", f"gives the ids of a config with one phase; this one has {len(phases_raw)}: "
+                                 "give each phase its merges: instead of vocab_size")
+    return n - least
+
+
+def _parse_phase(p, where, i, base_dir, fail, vocab_merges=None) -> Phase:
     if not isinstance(p, dict):
         raise fail(where, f"{_show(p)} should be a mapping with name, merges and sources")
     _unknown(p, PHASE_FIELDS, where + ".", fail)
@@ -355,8 +352,14 @@ def _parse_phase(p, where, i, base_dir, fail) -> Phase:
     if not isinstance(name, str) or not name:
         raise fail(f"{where}.name", f"{_show(name)} should be a non-empty string")
     merges = p.get("merges")
+    if vocab_merges is not None:
+        if merges is not None:
+            raise fail(f"{where}.merges", "is given with vocab_size; give vocab_size (the ids in all) "
+                                          "or the phases' merges, not both")
+        merges = vocab_merges
     if merges is None:
-        raise fail(f"{where}.merges", "missing; expected how many merges this phase learns, e.g. merges: 30000")
+        raise fail(f"{where}.merges", "missing; expected how many merges this phase learns, e.g. merges: 30000 "
+                                      "(or vocab_size: N at the top, the ids in all)")
     if isinstance(merges, bool) or not isinstance(merges, int):
         raise fail(f"{where}.merges", f"{_show(merges)} should be a whole number >= 0")
     if merges < 0:
@@ -385,6 +388,10 @@ def _parse_source(s, where, base_dir, fail) -> Source:
         if kind != "file" or text_field is not None or pattern is not None or "columns" in s:
             raise fail(f"{where}.{kind}", "- (standard input) is read as one UTF-8 text: "
                                           "give it as `file: \"-\"` with no text_field, columns or glob")
+        try:
+            stdin_buffer()
+        except ValueError as e:
+            raise fail(f"{where}.file", str(e)) from None
         return Source(kind="file", path=STDIN, files=[STDIN], columns=None, text_field=None, glob=None)
     path = _abs(value, base_dir)
     try:

@@ -27,19 +27,22 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 
 from .._internal.backend import PARALLEL_MIN_BYTES, resolve_backend
+from .._internal.files import check_output
 from .._internal.progress import check_progress, progress_bar
-from ..formats.documents import STDIN
+from ..formats.documents import STDIN, skipped_message
 from .hardcoded import hardcoded_merges
 from ..tokenizer import Tokenizer
 from ..trainer import get_trainer
 from .config import MB, Config, Phase, load_config
 from .counting import TASK_BYTES, CountingPool, count_units
 from .dask_count import count_phase
+from .flags import add_flag_arguments, given_flags, run_flags
 from .reservoir import Reservoir
-from .sources import cut_regex, stream_units
+from .sources import cut_regex, files_units
 
 
 @dataclass
@@ -176,22 +179,24 @@ def _read_and_count(cfg: Config, phase: Phase, seed: int, progress, check_interr
         cut = cut_regex(cfg.pattern)
         sent = sent_held = 0  # units (and their budget bytes) already given to the workers
         all_text = all(not path.endswith((".parquet", ".jsonl")) and path != STDIN for path, _ in files)
+        skipped = []  # (path, why) of the files errors: skip left out
         with progress_bar(progress, total=size if all_text else None, desc=f"phase {phase.name}: reading",
                           unit="B", unit_scale=True) as bar:
-            for path, columns in files:
-                for units, alone in stream_units(path, cut, columns):
-                    if check_interrupt is not None:
-                        check_interrupt()
-                    seen = reservoir.bytes_seen
-                    reservoir.offer(units, alone)
-                    bar.update(reservoir.bytes_seen - seen)
-                    if forget and reservoir.sampling:
-                        raise _Overflow
-                    if pool is not None and not reservoir.sampling and reservoir.held - sent_held >= TASK_BYTES:
-                        pool.submit(reservoir.units[sent:], reservoir.alone[sent:])
-                        if forget:
-                            reservoir.forget()  # the workers have them
-                        sent, sent_held = len(reservoir.units), reservoir.held
+            for units, alone in files_units(files, cut, cfg.errors, skipped):
+                if check_interrupt is not None:
+                    check_interrupt()
+                seen = reservoir.bytes_seen
+                reservoir.offer(units, alone)
+                bar.update(reservoir.bytes_seen - seen)
+                if forget and reservoir.sampling:
+                    raise _Overflow
+                if pool is not None and not reservoir.sampling and reservoir.held - sent_held >= TASK_BYTES:
+                    pool.submit(reservoir.units[sent:], reservoir.alone[sent:])
+                    if forget:
+                        reservoir.forget()  # the workers have them
+                    sent, sent_held = len(reservoir.units), reservoir.held
+        if skipped:  # once: a pass that overflowed (_Overflow) never gets here
+            warnings.warn(f"phase {phase.name!r}: {skipped_message(skipped, len(files))}", stacklevel=2)
         t1 = time.perf_counter()
         # 2. count the chunks of what we kept (map on workers, reduce here), then let the text go
         if pool is not None and not reservoir.sampling:
@@ -288,32 +293,6 @@ def train_from_config(config, *, backend=None, progress=None, log=None, write=Tr
     return TrainResult(tokenizer=tok, phases=reports, hardcoded=n_hardcoded)
 
 
-def check_output(output) -> None:
-    """Refuse, before any training, an output path that cannot be written: a folder, a path
-    under a file, a folder this process may not write in. Creates the output's folder.
-    """
-    sidecar = output + ".json"
-    for p in (output, sidecar):
-        if os.path.isdir(p):
-            raise ValueError(f"output: {p} is a folder; name the .tiktoken file to write, "
-                             f"e.g. {os.path.join(p, 'tokenizer.tiktoken')}")
-    folder = os.path.dirname(output)
-    up = folder
-    while up and not os.path.exists(up):
-        up = os.path.dirname(up)
-    if up and not os.path.isdir(up):
-        raise ValueError(f"output: {output} would be inside {up}, which is a file, not a folder")
-    try:
-        os.makedirs(folder, exist_ok=True)
-        # a real write, not os.access: it also catches read-only mounts and full disks' quotas
-        fd, probe = tempfile.mkstemp(prefix=".bpe-lesson-write-check.", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as e:
-        raise ValueError(f"output: cannot write in {folder}: {e.strerror}; choose another output "
-                         f"(checked before training, so nothing was lost)") from None
-
-
 def write_output(cfg: Config, tok: Tokenizer) -> str:
     """The .tiktoken file and its JSON sidecar, each written atomically (``_files.atomic_write``).
 
@@ -349,11 +328,21 @@ def describe(result: TrainResult) -> str:
 
 
 def add_train_arguments(parser) -> None:
-    parser.add_argument("-c", "--config", required=True, help="the YAML config (see examples/tokenizer.yaml)")
+    """``bpe-lesson train -c CONFIG``, or ``bpe-lesson train FILE... --vocab-size N -o OUT`` (``flags.py``)."""
+    parser.usage = ("%(prog)s FILE... --vocab-size N -o OUT [options]\n"
+                    "       %(prog)s -c CONFIG [--quiet]")
+    parser.add_argument("-c", "--config", help="the YAML config (see examples/tokenizer.yaml)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars and no summary lines")
+    add_flag_arguments(parser)
 
 
 def run_train(args) -> int:
+    if getattr(args, "config", None) is None:
+        return run_flags(args)
+    given = given_flags(args) + (["FILE"] if getattr(args, "sources", None) else [])
+    if given:
+        raise ValueError(f"{given[0]}: is an option of training from files (FILE... --vocab-size N -o OUT); "
+                         f"with -c CONFIG the config says it")
     cfg = load_config(args.config)
     check_output(cfg.output)  # before training: a bad path fails now, not after an hour
     with Interrupts() as sigint:

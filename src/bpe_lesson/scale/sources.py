@@ -24,7 +24,10 @@ that touches either is marked *alone* and is split on its own; every other unit
 may be glued to any other, which lets a worker count each distinct unit once.
 
 Invalid UTF-8 is refused, naming the file and the byte offset, as ``bpe-lesson
-pack`` refuses it (``lm/pack.py``): one policy for both commands. Decoding with
+pack`` refuses it (``lm/pack.py``): one policy for both commands. With the config's
+``errors: skip`` a file that fails is left out instead, as ``read_documents(...,
+errors="skip")`` leaves it out (``files_units``): a text file whole (it is checked
+before it is streamed), a ``.jsonl`` or parquet file from where it failed. Decoding with
 replacement would teach the tokenizer a U+FFFD token for bytes that are not text,
 and a file with one bad byte is usually a file in another encoding.
 
@@ -40,10 +43,10 @@ import codecs
 import contextlib
 import os
 import re
-import sys
 
 from .._internal.files import regular_file
-from ..formats.documents import STDIN, SUFFIXES, expand_sources, jsonl_texts, parquet_texts
+from ..formats.documents import STDIN, SUFFIXES, expand_sources, jsonl_texts, parquet_texts, stdin_buffer
+from ..formats.documents import check_errors
 from ..patterns import GPT2_PATTERN, GPT4_PATTERN, safe_cut
 
 BLOCK_BYTES = 1 << 20  # read files this much at a time
@@ -118,7 +121,7 @@ def text_units(path, cut: re.Pattern):
     stdin = str(path) == STDIN
     if stdin:
         path = "<stdin>"  # the name in messages
-    with (contextlib.nullcontext(sys.stdin.buffer) if stdin else open(path, "rb")) as f:
+    with (contextlib.nullcontext(stdin_buffer()) if stdin else open(path, "rb")) as f:
         while True:
             block = f.read(BLOCK_BYTES)
             pending = len(check.getstate()[0])  # bytes of a character cut by the last block's end
@@ -150,17 +153,24 @@ def _document_units(texts, cut: re.Pattern, batch_docs: int = 1024):
     """Units of whole documents (``texts``), in batches; each document's first and last unit
     touch its edges."""
     units, flags = [], bytearray()
-    for text in texts:
-        if not text:
-            continue
-        parts = cut_units(text.encode("utf-8"), cut)
-        units.extend(parts)
-        cell = bytearray(len(parts))
-        cell[0] = cell[-1] = 1  # a document's first and last unit touch its edges
-        flags.extend(cell)
-        if len(flags) >= batch_docs:
+    try:
+        for text in texts:
+            if not text:
+                continue
+            parts = cut_units(text.encode("utf-8"), cut)
+            units.extend(parts)
+            cell = bytearray(len(parts))
+            cell[0] = cell[-1] = 1  # a document's first and last unit touch its edges
+            flags.extend(cell)
+            if len(flags) >= batch_docs:
+                yield units, flags
+                units, flags = [], bytearray()
+    except (OSError, ValueError):
+        # subtle: the documents before a bad one are given first, so that a skipped file keeps
+        # them, as read_documents(errors="skip") keeps them
+        if units:
             yield units, flags
-            units, flags = [], bytearray()
+        raise
     if units:
         yield units, flags
 
@@ -193,3 +203,37 @@ def stream_units(path, cut: re.Pattern, columns=None, text_field=None):
     if path != STDIN:
         regular_file(path, "source")
     return text_units(path, cut)
+
+
+def check_utf8(path) -> None:
+    """Read a text file through once, a block at a time, and refuse it as ``text_units`` would
+    if it is not UTF-8 (what ``errors: skip`` does before streaming a text file).
+
+    >>> import pathlib, tempfile; p = pathlib.Path(tempfile.mkdtemp(), "a.txt")
+    >>> _ = p.write_bytes(b"caf\\xe9")
+    >>> check_utf8(p)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...a.txt: not UTF-8 text (byte 3: unexpected end of data); convert it to UTF-8 first (e.g. iconv -f latin1 -t utf-8)
+    """
+    for _ in text_units(path, re.compile(b"(?!)")):  # a cut that never matches: no work but the check
+        pass
+
+
+def files_units(files, cut: re.Pattern, errors: str = "strict", skipped=None):
+    """Units of every ``(path, columns)`` of ``files``, in order (``stream_units`` each).
+
+    ``errors="skip"``: a file that cannot be read or decoded is left out and
+    ``(path, why)`` appended to ``skipped``: a text file whole (``check_utf8`` first),
+    a ``.jsonl`` or parquet file from where it failed (its documents before stay).
+    """
+    check_errors(errors)
+    for path, columns in files:
+        try:
+            if errors == "skip" and path != STDIN and not path.endswith((".jsonl", ".parquet")):
+                check_utf8(path)
+            yield from stream_units(path, cut, columns)
+        except (OSError, ValueError) as e:
+            if errors == "strict":
+                raise
+            skipped.append((path, str(e).removeprefix(f"{path}: ").removeprefix(f"{path}, ")))

@@ -11,10 +11,11 @@ What this module does not do: make the ids (the chapter does, with ``lm.chat``,
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-from matplotlib.patches import Patch, Rectangle
-
+from .._internal.optional import optional_import
 from .figures import token_label
+
+plt = optional_import("matplotlib.pyplot", "bpe_lesson.teaching.data_shapes")
+from matplotlib.patches import Patch, Rectangle  # noqa: E402  (once matplotlib is known to be there)
 
 COLORS = {"given": "#e9ecef", "learned": "#ffb703", "pad": "#ffffff", "gold": "#8ecae6"}
 NAMES = {"given": "read, not a target", "learned": "a target (loss counts it)", "pad": "padding",
@@ -58,21 +59,30 @@ def shape_panels(tokenizer, window, chat, pair, rl, limit: int = 9):
                            ("gold", [(gold, "gold")])])]
 
 
+def _fit(label: str, width: int = 9) -> str:
+    """A token's label cut to fit its box, with "…" where it was cut, never silently.
+
+    >>> _fit("<|start_header_id|>"), _fit("hello")
+    ('<|start_…', 'hello')
+    """
+    return label if len(label) <= width else label[: width - 1] + "…"
+
+
 def four_shapes_figure(panels, figsize=(8, 4.6)):
     """One column per panel; each row a column of token boxes (read top to bottom), coloured by kind."""
     fig, axes = plt.subplots(1, len(panels), figsize=figsize)
     for ax, (title, rows) in zip(axes, panels):
         height = max(len(r) for _, r in rows)
         for c, (name, row) in enumerate(rows):
-            ax.text(c + 0.5, 0.3, name, ha="center", va="bottom", fontsize=8, style="italic")
+            ax.text(c + 0.5, 0.3, name, ha="center", va="bottom", fontsize=10, style="italic")
             for k, (label, kind) in enumerate(row):
                 ax.add_patch(Rectangle((c + 0.05, -k - 1), 0.9, 0.9, fc=COLORS[kind], ec="0.4", lw=0.6))
-                ax.text(c + 0.5, -k - 0.55, label[:10], ha="center", va="center", fontsize=7)
+                ax.text(c + 0.5, -k - 0.55, _fit(label), ha="center", va="center", fontsize=9)
         ax.set_xlim(0, max(2, len(rows)))
         ax.set_ylim(-height - 0.3, 1.0)
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=10)
         ax.axis("off")
     fig.legend(handles=[Patch(fc=COLORS[k], ec="0.4", label=NAMES[k]) for k in COLORS],
-               loc="lower center", ncol=4, fontsize=8, frameon=False)
+               loc="lower center", ncol=4, fontsize=10, frameon=False)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig

@@ -12,10 +12,15 @@ Convention in ``book/*.ipynb`` (every chapter follows it):
     from the grading so the check's output never shows an answer);
   * No other cell uses what a solution cell defines, so an unsolved exercise
     fails its own cells and nothing else.
+  * a code cell tagged ``answer-listing`` shows the package's own source of what a
+    later exercise asks the reader to write (Training fast's ``pop_best``,
+    ``merge_word``, ``apply_merge``, which answer the capstone's trainer): nothing
+    later may use what it defines.
 
 ``python -m bpe_lesson.teaching.exercises strip book/ student/`` copies every notebook and
 replaces each solution cell by a stub that raises ``NotImplementedError``, with
-its outputs cleared. The check and example cells keep their code but lose their
+its outputs cleared, and each answer listing by a comment that says where the
+listing went. The check and example cells keep their code but lose their
 stored outputs too (an example shows what the answer prints), and all three kinds of
 cell are tagged ``nbval-ignore-output``: in the student copy nbval grades an exercise by whether its
 cells raise, and the check's message names the exercise.
@@ -27,14 +32,20 @@ markdown (the folded solution text, if any, stays).
 from __future__ import annotations
 
 import argparse
+import ast
+import io
 import json
 import os
 import re
 import sys
+import tokenize
 
 SOLUTION_TAG = "solution"
 CHECK_TAG = "check"
 EXAMPLE_TAG = "example"
+LISTING_TAG = "answer-listing"
+LISTING_NOTE = ("# The book shows the package's source of these steps here. This copy leaves it out:\n"
+                "# it answers exercises you write later. Read it in the book once yours pass.")
 IGNORE_TAG = "nbval-ignore-output"
 _LABEL = re.compile(r"\{solution-start\}\s+(\S+)")
 
@@ -60,12 +71,33 @@ def stub_for(label: str, solution: str) -> str:
     """
     msg = f'raise NotImplementedError("exercise {label} is not solved yet")'
     lines = [f"# Exercise {label}: write your solution here, then run the check cell below."]
-    defs = [line for line in solution.splitlines() if line.startswith("def ")]
-    for line in defs:
-        lines += [line, "    " + msg]
+    defs = _signatures(solution)
+    for signature in defs:
+        lines += signature + ["    " + msg]
     if not defs:
         lines.append(msg)
     return "\n".join(lines)
+
+
+def _signatures(solution: str) -> list[list[str]]:
+    """The lines of each top-level ``def``'s signature, however many lines it spans.
+
+    >>> _signatures("def f(a,\\n      b=1):\\n    return a\\nx = 1")
+    [['def f(a,', '      b=1):']]
+    """
+    source = solution.splitlines()
+    try:
+        tree = ast.parse(solution)
+    except SyntaxError:  # not Python (a cell magic, say): each def line alone, as it stands
+        return [[line] for line in source if line.startswith("def ")]
+    found = []
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        first = node.lineno - 1  # decorators stay out: the reader writes their own
+        line, col = _colon_after(source, first)  # subtle: the signature may span lines
+        found.append(source[first:line] + [source[line][:col + 1]])
+    return found
 
 
 def strip_notebook(nb: dict) -> tuple[dict, list[str]]:
@@ -79,6 +111,9 @@ def strip_notebook(nb: dict) -> tuple[dict, list[str]]:
                 label = m.group(1)
             continue
         tags = cell.get("metadata", {}).get("tags", [])
+        if cell.get("cell_type") == "code" and LISTING_TAG in tags:
+            cell["source"], cell["outputs"], cell["execution_count"] = LISTING_NOTE, [], None
+            continue
         if cell.get("cell_type") != "code" or not {SOLUTION_TAG, CHECK_TAG, EXAMPLE_TAG} & set(tags):
             continue
         if SOLUTION_TAG in tags:
@@ -113,6 +148,21 @@ def strip_tree(src: str, dst: str) -> dict[str, list[str]]:
             os.replace(tmp, out)
             report[os.path.relpath(path, src)] = labels
     return report
+
+
+def _colon_after(source: list[str], first: int) -> tuple[int, int]:
+    """(line, column) of the ``:`` that ends the signature starting on line ``first``:
+    the first colon outside brackets, strings and comments."""
+    text = "\n".join(source[first:]) + "\n"
+    depth = 0
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.OP and tok.string in "([{":
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in ")]}":
+            depth -= 1
+        elif tok.type == tokenize.OP and tok.string == ":" and depth == 0:
+            return first + tok.start[0] - 1, tok.start[1]
+    raise ValueError(f"no ':' ends the def on line {first + 1}: {source[first]!r}")
 
 
 def main(argv=None) -> int:

@@ -11,6 +11,7 @@ ids and the merge list), or draw token rows of a whole text (``viz.show_tokens``
 
 from __future__ import annotations
 
+from .._internal.optional import optional_import
 from ..textbook import merge
 
 MARK = "#ffb703"  # the merged pair, before and after
@@ -54,13 +55,13 @@ def merge_step_layout(ids, pair, new_id):
 
 def _boxes(ax, labels, y, colors, widths):
     """One row of token boxes; returns the centre x of each box."""
-    from matplotlib.patches import FancyBboxPatch
+    FancyBboxPatch = optional_import("matplotlib.patches", "drawing a figure").FancyBboxPatch
 
     xs, x = [], 0.0
     for label, color, w in zip(labels, colors, widths):
         ax.add_patch(FancyBboxPatch((x + 0.05, y - 0.3), w - 0.1, 0.6, boxstyle="round,pad=0.02",
                                     facecolor=color, edgecolor="#495057", linewidth=0.8))
-        ax.text(x + w / 2, y, label, ha="center", va="center", fontsize=10, family="monospace")
+        ax.text(x + w / 2, y, label, ha="center", va="center", fontsize=12, family="monospace")
         xs.append(x + w / 2)
         x += w
     return xs
@@ -74,7 +75,7 @@ def draw_merge_step(ids, pair, new_id, vocab, title=None):
     for those it must leave because they overlap the one just taken. After: each new
     token spans the two it replaced.
     """
-    import matplotlib.pyplot as plt
+    plt = optional_import("matplotlib.pyplot", "drawing a figure")
 
     vocab = dict(vocab)
     vocab.setdefault(new_id, vocab[pair[0]] + vocab[pair[1]])
@@ -97,8 +98,8 @@ def draw_merge_step(ids, pair, new_id, vocab, title=None):
     for i, style, color, y in [(i, "-", "#fb8500", 0.78) for i in replaced] + \
                               [(i, "--", "#219ebc", 0.68) for i in skipped]:
         ax.plot([xs[i], xs[i], xs[i + 1], xs[i + 1]], [y + 0.08, y, y, y + 0.08], ls=style, color=color, lw=1.5)
-    ax.text(-0.15, 1.2, f"before ({len(ids)})", ha="right", va="center", fontsize=9)
-    ax.text(-0.15, 0.0, f"after ({len(after)})", ha="right", va="center", fontsize=9)
+    ax.text(-0.15, 1.2, f"before ({len(ids)})", ha="right", va="center", fontsize=10)
+    ax.text(-0.15, 0.0, f"after ({len(after)})", ha="right", va="center", fontsize=10)
     ax.set_xlim(-2.6, total + 0.1)
     ax.set_ylim(-0.45, 1.6)
     ax.axis("off")
@@ -150,7 +151,7 @@ def draw_merge_tree(token, merges, vocab, title=None):
 
     Each merged node shows its bytes and its id; returns the figure.
     """
-    import matplotlib.pyplot as plt
+    plt = optional_import("matplotlib.pyplot", "drawing a figure")
 
     nodes = merge_tree_layout(token, merges)
     leaves = sum(1 for n in nodes if not n[3])

@@ -6,7 +6,8 @@ Two questions, two exact solvers small enough to read:
   order (each merge rewrites every occurrence, left to right, as training
   does). ``optimal_merges`` tries every sequence of ``k`` merges of adjacent
   pairs (memoized on the text so far); ``greedy_merges`` is BPE's rule, the
-  most frequent pair first. Exponential in ``k``: for strings of a few dozen
+  most frequent pair first; ``saving_greedy_merges`` the rule the approximation
+  theorems are proved for, the biggest saving first. Exponential in ``k``: for strings of a few dozen
   bytes and ``k`` up to about 4.
 * **Encoding.** For a fixed vocabulary, the fewest tokens a piece of text can
   be cut into. ``shortest_encoding`` finds it by dynamic programming over the
@@ -79,6 +80,31 @@ def greedy_merges(text: bytes, k: int) -> list[tuple[bytes, bytes]]:
         counts = Counter(zip(symbols, symbols[1:]))  # (bytes, bytes) -> count
         best = max(counts.values())
         pair = min((p for p, c in counts.items() if c == best), key=lambda p: (ids[p[0]], ids[p[1]]))
+        symbols = apply_merge(symbols, pair)
+        ids.setdefault(pair[0] + pair[1], 256 + len(merges))
+        merges.append(pair)
+    return merges
+
+
+def saving_greedy_merges(text: bytes, k: int) -> list[tuple[bytes, bytes]]:
+    """The greedy the approximation theorems are about: the merge that saves the most first.
+
+    A pair's saving is the symbols its merge removes, its occurrences that do not
+    overlap ("aaa" holds (a, a) twice but saves one). ``greedy_merges`` counts
+    overlapping occurrences instead; the two differ only where a run overlaps.
+    Ties go to the smallest pair of ids, as in ``greedy_merges``.
+
+    >>> greedy_merges(b"aaabab", 1), saving_greedy_merges(b"aaabab", 1)   # aa: 2 saves 1; ab: 2 saves 2
+    ([(b'a', b'a')], [(b'a', b'b')])
+    """
+    symbols = apply_merges(text, [])
+    ids = {bytes([i]): i for i in range(256)}  # token -> id, for the tie rule
+    merges = []
+    while len(merges) < k and len(symbols) > 1:
+        # (bytes, bytes) -> symbols its merge removes now
+        saved = {p: len(symbols) - len(apply_merge(symbols, p)) for p in set(zip(symbols, symbols[1:]))}
+        best = max(saved.values())
+        pair = min((p for p, s in saved.items() if s == best), key=lambda p: (ids[p[0]], ids[p[1]]))
         symbols = apply_merge(symbols, pair)
         ids.setdefault(pair[0] + pair[1], 256 + len(merges))
         merges.append(pair)

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import html
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import FancyBboxPatch, Rectangle
 
+from .._internal.optional import optional_import
 from .viz import style_axes
+
+plt = optional_import("matplotlib.pyplot", "bpe_lesson.teaching.plots")
+from matplotlib.patches import FancyBboxPatch, Rectangle  # noqa: E402  (once matplotlib is known to be there)
 
 MERGED, CHANGED, NEW, STALE = "#ffb570", "#a0c4ff", "#b9f6a8", "#ff8a8a"
 
@@ -73,12 +75,12 @@ def merge_state_figure(state, names=None, figsize=(7, 3.6)):
         count = f"{b} → {a}" if b != a else f"{b}"
         left.text(0.28, y, count, fontsize=9, va="center")
         shown = [names[i] if names else str(i) for i in words]
-        left.text(0.62, y, ", ".join(shown), fontsize=8, va="center")
+        left.text(0.62, y, ", ".join(shown), fontsize=9, va="center")
     left.set_title(f"pair index: counts before → after merging {_label(vocab, state['pair'])!r}", fontsize=10)
     _heap_tree(right, state["after"]["heap"], after, vocab, state["new_id"])
     handles = [Rectangle((0, 0), 1, 1, color=c) for c in (MERGED, CHANGED, NEW, STALE)]
     fig.legend(handles, ["merged pair", "count changed", "new pair (new id)", "stale heap entry"],
-               loc="lower center", ncol=4, fontsize=8, frameon=False)
+               loc="lower center", ncol=4, fontsize=9, frameon=False)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
@@ -104,8 +106,8 @@ def _heap_tree(ax, heap, counts, vocab, new_id, levels=4):
         x, y = pos[i]
         ax.add_patch(FancyBboxPatch((x - 0.07, y - 0.28), 0.14, 0.56, boxstyle="round,pad=0.01",
                                     fc=fill, ec="0.3", lw=0.8, zorder=2))
-        ax.text(x, y - 0.08, str(-neg), ha="center", va="center", fontsize=8, zorder=3)
-        ax.text(x, y + 0.14, _label(vocab, (a, b)), ha="center", va="center", fontsize=7,
+        ax.text(x, y - 0.08, str(-neg), ha="center", va="center", fontsize=9, zorder=3)
+        ax.text(x, y + 0.14, _label(vocab, (a, b)), ha="center", va="center", fontsize=9,
                 family="monospace", zorder=3)
     more = len(heap) - len(shown)
     title = "heap after the merge (stored count, pair)"
@@ -130,12 +132,12 @@ def windows_figure(n_tokens, context_length, strides, figsize=(7, 4.2)):
         targets = {s + t for s in starts for t in range(1, T + 1)}
         for j in range(n_tokens):
             ax.add_patch(Rectangle((j, 0), 1, 1, fc="white" if j in targets else "0.8", ec="0.4", lw=0.6))
-            ax.text(j + 0.5, 0.5, str(j), ha="center", va="center", fontsize=8)
+            ax.text(j + 0.5, 0.5, str(j), ha="center", va="center", fontsize=9)
         for k, s in enumerate(starts):
             y = -1.0 - 1.3 * (k % 3)
             ax.add_patch(Rectangle((s, y + 0.35), T, 0.4, fc=f"C{k % 10}", alpha=0.8))
             ax.add_patch(Rectangle((s + 1, y - 0.15), T, 0.4, fc=f"C{k % 10}", alpha=0.35, hatch="//"))
-            ax.text(s - 0.15, y + 0.55, f"x{k}", ha="right", va="center", fontsize=8)
+            ax.text(s - 0.15, y + 0.55, f"x{k}", ha="right", va="center", fontsize=9)
         relation = "<" if S < T else "=" if S == T else ">"
         never = n_tokens - len(targets)
         ax.set_title(f"stride S = {S} {relation} T = {T}: {len(starts)} windows, "

@@ -1,5 +1,7 @@
 """Replay a merge list on a counted corpus, one merge at a time, and record each step.
 
+Also ``train_by_saving``: the same corpus and index, training by the saving rule.
+
 The chapters use this to look inside training: for every merge of a list (made by
 one of the package's trainers) it records the pair's count ``f`` just before the
 merge, the tokens the merge removed (its gain ``g``), how many pairs shared the top
@@ -76,6 +78,56 @@ def replay(chunk_counts, merges):
     >>> words
     [[256, 97, 98], [97, 98]]
     """
+    words, mult, count, where, with_count, add = _index(chunk_counts)
+    vocab = vocab_from_merges()  # int -> bytes
+    known = set(vocab.values())  # the bytes of every token so far
+    steps = []
+    for t, (pair, new_id) in enumerate(merges, 1):
+        top = max(with_count, default=0)  # the highest count of any pair
+        tied = sorted(with_count.get(top, ()))
+        if count.get(pair, 0) != top or pair != tied[0]:
+            raise ValueError(f"merge {t} {pair} is not the rule's pick: count {count.get(pair, 0)}, "
+                             f"the top count is {top}, held by {tied[:3]}")
+        if any(vocab[x] + vocab[y] in known for x, y in tied):
+            raise ValueError(f"merge {t}: a pair with the top count spells a token; the rule would skip it")
+        saving_pair, saving = _saving_winner(words, mult, where, with_count)
+        f = top
+        run_f = run_g = None
+        if pair[0] == pair[1]:  # a pair (a, a): the runs predict f and g
+            chunks = where[pair]
+            run_f = sum(sum(n - 1 for n in runs(words[k], pair[0])) * mult[k] for k in chunks)
+            run_g = _same_gain(words, mult, chunks, pair[0])
+        g = merge_pair(pair, new_id, words, mult, where, add)
+        vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
+        known.add(vocab[new_id])
+        steps.append(Step(pair, f, g, len(tied), saving_pair, saving, run_f, run_g))
+    return steps, words, vocab
+
+
+def _saving_winner(words, mult, where, with_count):
+    """The pair whose merge removes the most tokens now, the smallest pair on a tie.
+
+    A pair (a, b) with a != b removes exactly its count; only a pair (a, a) can remove
+    less, so walk the counts from the top and stop once no pair left can beat the best.
+    """
+    best, best_pair = -1, None
+    for c in sorted(with_count, reverse=True):
+        if c < best:
+            break  # a pair removes at most its count: nobody below can win
+        for p in sorted(with_count[c]):
+            g = c if p[0] != p[1] else _same_gain(words, mult, where[p], p[0])
+            if g > best or (g == best and p < best_pair):
+                best, best_pair = g, p
+    return best_pair, best
+
+
+def _index(chunk_counts):
+    """The corpus as replay and train_by_saving keep it, and ``add`` to change a count.
+
+    Returns ``(words, mult, count, where, with_count, add)``: each distinct chunk as
+    a list of ids, how often it occurs, each pair's count (overlaps included), the
+    chunks holding each pair, the pairs holding each count, and ``add(pair, delta)``.
+    """
     words = [list(c) for c in chunk_counts]  # each distinct chunk as ids
     mult = list(chunk_counts.values())  # how often each chunk occurs
     count = Counter()  # (int, int) -> count, overlaps included
@@ -98,55 +150,59 @@ def replay(chunk_counts, merges):
             with_count[count[p]].add(p)
         else:
             del count[p]
-
-    vocab = vocab_from_merges()  # int -> bytes
-    known = set(vocab.values())  # the bytes of every token so far
-    steps = []
-    for t, (pair, new_id) in enumerate(merges, 1):
-        top = max(with_count, default=0)  # the highest count of any pair
-        tied = sorted(with_count.get(top, ()))
-        if count.get(pair, 0) != top or pair != tied[0]:
-            raise ValueError(f"merge {t} {pair} is not the rule's pick: count {count.get(pair, 0)}, "
-                             f"the top count is {top}, held by {tied[:3]}")
-        if any(vocab[x] + vocab[y] in known for x, y in tied):
-            raise ValueError(f"merge {t}: a pair with the top count spells a token; the rule would skip it")
-        saving_pair, saving = _saving_winner(words, mult, where, with_count)
-        f, g = top, 0
-        run_f = run_g = None
-        if pair[0] == pair[1]:  # a pair (a, a): the runs predict f and g
-            chunks = where[pair]
-            run_f = sum(sum(n - 1 for n in runs(words[k], pair[0])) * mult[k] for k in chunks)
-            run_g = _same_gain(words, mult, chunks, pair[0])
-        for k in where.pop(pair):
-            w = words[k]
-            merged = merge(w, pair, new_id)
-            if len(merged) == len(w):
-                continue  # subtle: an earlier merge took the pair out of this chunk
-            g += (len(w) - len(merged)) * mult[k]
-            for p, n in Counter(zip(w, w[1:])).items():
-                add(p, -n * mult[k])
-            for p, n in Counter(zip(merged, merged[1:])).items():
-                add(p, n * mult[k])
-                where[p].add(k)
-            words[k] = merged
-        vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
-        known.add(vocab[new_id])
-        steps.append(Step(pair, f, g, len(tied), saving_pair, saving, run_f, run_g))
-    return steps, words, vocab
+    return words, mult, count, where, with_count, add
 
 
-def _saving_winner(words, mult, where, with_count):
-    """The pair whose merge removes the most tokens now, the smallest pair on a tie.
+def merge_pair(pair, new_id, words, mult, where, add) -> int:
+    """Merge ``pair`` into ``new_id`` in every chunk that holds it; return the tokens removed.
 
-    A pair (a, b) with a != b removes exactly its count; only a pair (a, a) can remove
-    less, so walk the counts from the top and stop once no pair left can beat the best.
+    Only the chunks the index lists are touched; their pair counts are updated by
+    the difference between the chunk before and after.
+
+    >>> words, mult, count, where, with_count, add = _index({b"abab": 1})
+    >>> merge_pair((97, 98), 256, words, mult, where, add), words, dict(count)
+    (2, [[256, 256]], {(256, 256): 1})
     """
-    best, best_pair = -1, None
-    for c in sorted(with_count, reverse=True):
-        if c < best:
-            break  # a pair removes at most its count: nobody below can win
-        for p in sorted(with_count[c]):
-            g = c if p[0] != p[1] else _same_gain(words, mult, where[p], p[0])
-            if g > best or (g == best and p < best_pair):
-                best, best_pair = g, p
-    return best_pair, best
+    g = 0
+    for k in where.pop(pair):
+        w = words[k]
+        merged = merge(w, pair, new_id)
+        if len(merged) == len(w):
+            continue  # subtle: an earlier merge took the pair out of this chunk
+        g += (len(w) - len(merged)) * mult[k]
+        for p, n in Counter(zip(w, w[1:])).items():
+            add(p, -n * mult[k])
+        for p, n in Counter(zip(merged, merged[1:])).items():
+            add(p, n * mult[k])
+            where[p].add(k)
+        words[k] = merged
+    return g
+
+
+def train_by_saving(chunk_counts, n_merges):
+    """Train ``n_merges`` merges by the saving rule: the pair whose merge removes the most tokens.
+
+    The count rule's trainer with one change: the winner is ``_saving_winner``'s
+    (ties to the smallest pair), not the top count's. Returns ``(merges, length)``:
+    the merge list ``[((left, right), new_id), ...]`` and the corpus length, in
+    tokens, after it. It stops early when no chunk holds a pair.
+
+    What it does not do: the package's skip rule (a pair spelling a token already
+    made is merged like any other), or speed: each step walks the counts from the top.
+
+    "aaab" twice and "ab" once (10 tokens): (a, a) counts 4 but removes 2, (a, b)
+    removes 3 and goes first (7 tokens); then (a, a) and (a, 256) both remove 2, and
+    the tie goes to the smaller pair (5 tokens):
+
+    >>> train_by_saving({b"aaab": 2, b"ab": 1}, 2)
+    ([((97, 98), 256), ((97, 97), 257)], 5)
+    """
+    words, mult, count, where, with_count, add = _index(chunk_counts)
+    merges = []
+    for new_id in range(256, 256 + n_merges):
+        if not count:
+            break  # every chunk is one token
+        pair, _ = _saving_winner(words, mult, where, with_count)
+        merge_pair(pair, new_id, words, mult, where, add)
+        merges.append((pair, new_id))
+    return merges, sum(len(w) * m for w, m in zip(words, mult))

@@ -167,15 +167,17 @@ def measure_work(chunk_counts, n_merges, check_every=100):
     """Train with the named steps of ``incremental.py`` and measure each merge's work.
 
     Per merge: the chunk-tokens of the chunks that really held the pair (what
-    ``apply_merge`` rewrites) and ``T_k``, all chunk-tokens (what a textbook pass
-    reads). Every ``check_every`` merges the updated pair counts are compared with a
-    full recount (``textbook.count_pairs``); an ``AssertionError`` says where they differ.
-    Returns ``(merges, touched, scanned, recounts)``, ``recounts`` mapping a merge
+    ``apply_merge`` rewrites), of every chunk the index listed for it (``listed``: the
+    stale entries too, which ``merge_word`` reads and finds nothing in) and ``T_k``,
+    all chunk-tokens (what a textbook pass reads). Every ``check_every`` merges the
+    updated pair counts are compared with a full recount (``textbook.count_pairs``);
+    an ``AssertionError`` says where they differ. Returns
+    ``(merges, touched, scanned, recounts, listed)``, ``recounts`` mapping a merge
     number to the recount after it.
 
-    >>> merges, touched, scanned, _ = measure_work({b"hug": 10, b"pug": 5}, 2, check_every=1)
-    >>> merges, touched, scanned
-    ([((117, 103), 256), ((104, 256), 257)], [6, 2], [6, 4])
+    >>> merges, touched, scanned, _, listed = measure_work({b"hug": 10, b"pug": 5}, 2, check_every=1)
+    >>> merges, touched, scanned, listed
+    ([((117, 103), 256), ((104, 256), 257)], [6, 2], [6, 4], [6, 2])
     """
     vocab = vocab_from_merges(())  # int -> bytes
     known = set(vocab.values())
@@ -183,7 +185,7 @@ def measure_work(chunk_counts, n_merges, check_every=100):
     pair_counts, where, heap = incremental.count_all(words, counts)
     state = incremental.TrainerState(words, counts, pair_counts, where, heap)  # what apply_merge updates
     total = sum(len(w) for w in words)  # T_k
-    merges, touched, scanned, recounts = [], [], [], {}
+    merges, touched, scanned, recounts, listed = [], [], [], {}, []
     for k in range(n_merges):
         best = incremental.pop_best(heap, pair_counts, vocab, known)
         if best is None:
@@ -193,6 +195,7 @@ def measure_work(chunk_counts, n_merges, check_every=100):
         known.add(vocab[new_id])
         held = [i for i in where[pair] if pair in zip(words[i], words[i][1:])]  # not the stale entries
         before = sum(len(words[i]) for i in held)
+        listed.append(sum(len(words[i]) for i in where[pair]))  # stale entries too
         incremental.apply_merge(pair, new_id, state)
         touched.append(before)
         scanned.append(total)
@@ -202,7 +205,7 @@ def measure_work(chunk_counts, n_merges, check_every=100):
             recount = textbook.count_pairs({tuple(w): c for w, c in zip(words, counts)})
             assert {p: c for p, c in pair_counts.items() if c} == recount, f"counts differ after merge {k + 1}"
             recounts[k + 1] = recount
-    return merges, touched, scanned, recounts
+    return merges, touched, scanned, recounts, listed
 
 
 # --------------------------------------------------------------------- compiled source

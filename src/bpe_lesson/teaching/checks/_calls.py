@@ -14,6 +14,7 @@ inputs (``_gen.py`` does), or impose the time limit (``grade`` does).
 from __future__ import annotations
 
 import copy
+import types
 
 STATS = {}     # exercise label -> number of generated cases its last grading compared
 _CURRENT = []  # the label being graded (grade() pushes it), so compare() can count for it
@@ -44,9 +45,9 @@ def call(fn, *args):
     """
     try:
         return fn(*args)
-    except AssertionError:
+    except ReaderError:  # a check nested in the call has already said what is wrong
         raise
-    except Exception as e:  # the reader's code failed: say where, as a failed check
+    except Exception as e:  # AssertionError too: the reader's own assert failed  # the reader's code failed: say where, as a failed check
         raise ReaderError(f"{_name(fn)}({', '.join(_short(a) for a in args)}) raised "
                           f"{type(e).__name__}: {_short(str(e), 60)}") from None
 
@@ -70,6 +71,71 @@ def _shown(value, width: int = 64) -> str:
     """
     r = repr(value)
     return r if len(r) <= width else r[:width - 4].rstrip() + " ..."
+
+
+def _first_difference(want, got):
+    """The index of the first element where two sequences differ (or the shorter's length);
+    None when they are not both sequences of one kind, or do not differ that way.
+
+    >>> _first_difference([1, 2, 3], [1, 5, 3]), _first_difference("abc", "ab"), _first_difference(1, 2)
+    (1, 2, None)
+    """
+    kinds = (list, tuple, str, bytes)
+    if not (isinstance(want, kinds) and isinstance(got, kinds)) or isinstance(want, str) != isinstance(got, str):
+        return None
+    for k, (a, b) in enumerate(zip(want, got)):
+        try:
+            if a != b:
+                return k
+        except Exception:
+            return k
+    return min(len(want), len(got)) if len(want) != len(got) else None
+
+
+def _window(text: str, at: int, width: int) -> str:
+    """``text`` cut to about ``width`` characters around position ``at``, "..." where cut.
+
+    >>> _window("abcdefghij" * 3, 15, 10)
+    '...cdefghijab...'
+    """
+    if len(text) <= width:
+        return text
+    start = max(0, min(at - width // 3, len(text) - width))
+    return ("..." if start else "") + text[start:start + width] + ("..." if start + width < len(text) else "")
+
+
+def _expected_got(want, got, width: int = 64) -> list:
+    """The lines "expected:" and "got:", each cut around the first difference when long,
+    with a line that says where it is.
+
+    >>> _expected_got([1, 2], [1, 3])
+    ['  expected: [1, 2]', '  got:      [1, 3]']
+    >>> for line in _expected_got(list(range(40)), list(range(30)) + [99] + list(range(31, 40)), 30):
+    ...     print(line)
+      expected: ..., 28, 29, 30, 31, 32, 33, 34, ...
+      got:      ..., 28, 29, 99, 31, 32, 33, 34, ...
+      first difference at index 30 (of 40 expected, 40 got)
+    """
+    rw, rg = repr(want), repr(got)
+    if len(rw) <= width and len(rg) <= width:
+        return [f"  expected: {rw}", f"  got:      {rg}"]
+    at = next((k for k, (a, b) in enumerate(zip(rw, rg)) if a != b), min(len(rw), len(rg)))
+    lines = [f"  expected: {_window(rw, at, width)}", f"  got:      {_window(rg, at, width)}"]
+    k = _first_difference(want, got)
+    if k is not None:
+        lines.append(f"  first difference at index {k} (of {len(want)} expected, {len(got)} got)")
+    elif isinstance(want, dict) and isinstance(got, dict):
+        missing = [key for key in want if key not in got]
+        extra = [key for key in got if key not in want]
+        wrong = [key for key in want if key in got and want[key] != got[key]]
+        for name, keys in (("missing", missing), ("not expected", extra), ("with a wrong value", wrong)):
+            if keys:
+                lines.append(f"  {len(keys)} key(s) {name}, e.g. {_shown(keys[0], 40)}"
+                             + (f": expected {_shown(want[keys[0]], 24)}, got {_shown(got[keys[0]], 24)}"
+                                if name == "with a wrong value" else ""))
+    else:
+        lines.append(f"  first difference at character {at} of the printed values")
+    return lines
 
 
 def _smaller(value):
@@ -154,7 +220,7 @@ def compare(reader, reference, cases, *, label=None, equal=None, shrink=None, va
         shown = show(args) if show else ", ".join(_shown(a, 48) for a in args)
         lines = [f"{label}: {_name(reader)}({shown}) {why}"]
         if got is not _RAISED and not why.startswith("changed"):
-            lines += [f"  expected: {_shown(want)}", f"  got:      {_shown(got)}"]
+            lines += _expected_got(want, got)
             if repr(want) == repr(got):
                 lines.append(f"  (the same when printed: {type(want).__name__} expected, "
                              f"{type(got).__name__} given)")
@@ -188,7 +254,7 @@ def _disagreement(reader, reference, args, equal, kind, pure):
     mine = copy.deepcopy(args)
     try:
         got = reader(*mine)
-    except AssertionError:
+    except ReaderError:  # a check nested in the reader's call has already said what is wrong
         raise
     except RecursionError:
         return want, _RAISED, "raised RecursionError (too deep: a recursion without a memo?)"
@@ -254,3 +320,84 @@ def _shrunk(disagrees, args, problem, shrink, valid):
                 args, problem, improved = smaller, p, True
                 break
     return args, problem
+
+
+# ---- what an exercise forbids: a call the text rules out ------------------------------------------
+
+def _own_codes(fn, seen=None):
+    """The code objects of ``fn``, of the functions nested in it, and of the functions of the same
+    module it calls by a global name (one helper deep, and so on): where the reader's code lives."""
+    seen = set() if seen is None else seen
+    fn = getattr(fn, "__func__", fn)
+    code = getattr(fn, "__code__", None)
+    if code is None or code in seen:
+        return seen
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+        for name in c.co_names:
+            g = getattr(fn, "__globals__", {}).get(name)
+            if isinstance(g, types.FunctionType) and g.__module__ == fn.__module__:
+                _own_codes(g, seen)
+    return seen
+
+
+def uses_constant(fn, value) -> bool:
+    """Whether ``value`` is a constant in the reader's code (``fn``, its nested functions, its
+    helpers): how a check sees ``errors="replace"`` where the text forbids it.
+
+    >>> uses_constant(lambda b: b.decode("utf-8", errors="replace"), "replace")
+    True
+    >>> uses_constant(lambda s: s.replace("a", "b"), "replace")
+    False
+    """
+    return any(value in c.co_consts for c in _own_codes(fn))
+
+
+class Forbidden(Exception):
+    """Raised by a tripwire: the reader's code called what the exercise forbids."""
+
+
+def called_while(fn, args, name_part: str):
+    """Call ``fn(*args)`` with every function of the reader's module whose name holds ``name_part``
+    (``merge``, say), and every such function of the package's modules it names, replaced by a
+    tripwire; the name of the first one called, or None.
+
+    >>> def merge(ids, pair, idx): return ids
+    >>> called_while(lambda ids: len(ids) - len(merge(ids, (1, 2), -1)), ([1, 2],), "merge")
+    'merge'
+    """
+    fn0 = getattr(fn, "__func__", fn)
+    space = getattr(fn0, "__globals__", {})
+    patched = []  # (namespace, name, original)
+
+    def wire(namespace, name, original):
+        def tripwire(*a, **k):
+            raise Forbidden(getattr(original, "__qualname__", name))
+        patched.append((namespace, name, original))
+        namespace[name] = tripwire
+
+    for name, value in list(space.items()):
+        if value is fn0 or name.startswith("__"):
+            continue
+        named = name.lower() + " " + str(getattr(value, "__name__", "")).lower()  # an alias keeps its __name__
+        if callable(value) and name_part in named and not isinstance(value, type):
+            wire(space, name, value)
+        elif isinstance(value, types.ModuleType) and value.__name__.startswith("bpe_lesson"):
+            for attr, member in list(vars(value).items()):
+                if isinstance(member, types.FunctionType) and name_part in attr.lower():
+                    wire(vars(value), attr, member)
+    try:
+        fn(*args)
+    except Forbidden as e:
+        return str(e)
+    except Exception:
+        return None
+    finally:
+        for namespace, name, original in reversed(patched):
+            namespace[name] = original
+    return None

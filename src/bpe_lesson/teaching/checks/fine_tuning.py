@@ -6,8 +6,9 @@ on hand-picked cases and then on generated ones aimed at the edges where a wrong
 answer differs: empty content, content that opens with newlines or holds a special
 token's text, 1 to 8 turns with and without a system message; sequences that end in
 the pad id, all of one length, or one much longer; replies with no marker, two
-markers, whitespace and full stops around the answer, and numbers written with
-thousands separators, decimals, signs and fractions.
+markers, whitespace and full stops around the answer (one trailing full stop is removed,
+no other), and numbers written with thousands separators, decimals, signs and fractions,
+and written in ways that are no number here (``1,25``, ``12,34,567``, ``1e3``, ``1_000``).
 
 The references: ``lm.chat.render_chat(..., "llama3")`` (itself tested id for id
 against Meta's ``ChatFormat``), ``lm.preference.pad_sequences`` / ``gather_last``
@@ -173,8 +174,11 @@ ANSWERS = ["7", "1,250", "1250", "1250.0", "+1250", "-3", "3/4", "0.75", ".5", "
 
 
 def _reply(rng):
+    return _reply_with(rng, rng.choice(ANSWERS))
+
+
+def _reply_with(rng, answer):
     reasoning = rng.choice(["", "3 + 4 = 7\n", "so the total is 1250.\n", "#", "## 7\n"])
-    answer = rng.choice(ANSWERS)
     r = rng.random()
     if r < 0.15:
         return reasoning + answer  # no marker
@@ -185,12 +189,30 @@ def _reply(rng):
     return reasoning + "####" + space + answer + end
 
 
+# numbers written in ways the format does not accept, each with the number a loose parser
+# reads in it: separators out of groups of three, exponents, underscores (Python's own
+# int() and float() take the last two)
+MALFORMED = [("1,25", "125"), ("12,34,567", "1234567"), ("1,2345", "12345"), ("1e3", "1000"),
+             ("1_000", "1000"), ("1,000,0", "10000"), (",125", "125"), ("125,", "125"), ("1E3", "1000"),
+             ("1,000_000", "1000000"), ("1,0.5", "10.5")]
+# full stops a parser may strip too many of: at the start, two at the end, one on each side
+STOPS = [(".5", "5"), ("7..", "7"), (". 7", "7"), (".7.", "7"), ("...", "."), ("7 . .", "7"), ("..5", ".5")]
+
+
 def _verifier_cases(label):
     yield from [("#### 7", "7"), ("7", "7"), ("#### 7\n#### 7", "7"), ("#### 1,000.", "1000"),
                 ("####", "1"), ("#### 0.75", "3/4"), ("#### Paris", "paris")]
+    for written, loose in MALFORMED + STOPS:  # paid only as the same text, never as the number
+        yield from [(f"#### {written}", loose), (f"#### {loose}", written), (f"#### {written}", written),
+                    (f"#### {written}.", loose)]
     rng = _gen.rng_for(label)
     for _ in range(300):
-        yield Generated(_reply(rng), rng.choice(ANSWERS).strip() or "7")
+        if rng.random() < 0.2:
+            written, loose = rng.choice(MALFORMED + STOPS)
+            pair = (written, loose) if rng.random() < 0.5 else (loose, written)
+            yield Generated(_reply_with(rng, pair[0]), pair[1])
+        else:
+            yield Generated(_reply(rng), rng.choice(ANSWERS).strip() or "7")
 
 
 @check("ex-shapes-verifier")
@@ -201,6 +223,18 @@ def check_verifier(my_reward):
     reader.__name__ = getattr(my_reward, "__name__", "reward")
     compare(reader, reward, _verifier_cases("ex-shapes-verifier"),
             kind=float, show=lambda a: f"reply={a[0]!r}, gold={a[1]!r}",
-            hint=lambda a, want, got: "two #### markers are no answer" if a[0].count("####") > 1 else
-            "no #### marker: no answer" if "####" not in a[0] else
-            "numbers compare by value: 1,250 = 1250.0; 3/4 = 0.75" if want else None)
+            hint=_verifier_hint)
+
+
+def _verifier_hint(args, want, got):
+    reply, gold = args
+    if reply.count("####") > 1:
+        return "two #### markers are no answer"
+    if "####" not in reply:
+        return "no #### marker: no answer"
+    answer = reply.split("####", 1)[1].split("\n", 1)[0].strip()
+    if answer.lstrip(".") != answer or answer.endswith("..") or answer.rstrip(". ") != answer.removesuffix(".").rstrip():
+        return "only one trailing full stop is removed; a full stop elsewhere is part of the answer"
+    if not want and any(c in answer + gold for c in ",_eE"):
+        return "thousands separators only in groups of three (1,250); 1,25, 1e3 and 1_000 are text"
+    return "numbers compare by value: 1,250 = 1250.0; 3/4 = 0.75" if want else None

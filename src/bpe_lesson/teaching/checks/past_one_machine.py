@@ -1,7 +1,7 @@
 """Checks for the exercises of *Past one machine* (``book/past_one_machine.ipynb``).
 
   ex-dask-cut-ranges     cut_ranges(data, task_bytes): the byte ranges ``plan_tasks`` cuts a file into
-  ex-dask-merge-counts   merge_counts(parts): add counters into a new one, inputs untouched
+  ex-dask-merge-counts   merge_counts(parts): add counters into a new one, inputs untouched ({} for none)
   ex-dask-shard-plan     shard_plan(lengths, shard_tokens): the local pack's shard boundaries
 
 Each is differential (``compare``): the reader's function against the package's own
@@ -11,7 +11,7 @@ cases and then on generated ones aimed at where a wrong answer differs: blank
 lines, lines of spaces and tabs only, lines that start with a form feed, a
 vertical tab, a carriage return (alone or after spaces) or a multi-byte
 character, no final newline, a range size smaller than one line; counters that
-share keys; documents that fill a shard exactly, one id short or over, and empty
+share keys, and no counters at all (a step with no tasks before it); documents that fill a shard exactly, one id short or over, and empty
 documents at either end and side by side.
 
 What this module does not do: hold the solutions (the chapter does, folded away).
@@ -134,7 +134,7 @@ def summed(parts):
     >>> summed([{b"a": 1, b"b": 2}, {b"a": 3}])
     {b'a': 4, b'b': 2}
     """
-    return package_merge_counts(*[(p, 0, 0) for p in parts])[0]
+    return package_merge_counts(*[(p, 0, 0) for p in parts])[0] if parts else {}  # no parts: nothing counted
 
 
 def _counters(rng):
@@ -148,15 +148,15 @@ def _counters(rng):
 
 @check("ex-dask-merge-counts")
 def check_merge_counts(merge_counts):
-    """``merge_counts(parts)``: the sum of a non-empty list of {chunk: count} dicts, as a new dict."""
-    hand = [([{b"a": 1, b"b": 2}, {b"a": 3}, {b"c": 1, b"b": 1}],), ([{b"a": 1}],), ([{}],),
+    """``merge_counts(parts)``: the sum of a list of {chunk: count} dicts, as a new dict (``{}`` for no parts)."""
+    hand = [([],), ([{b"a": 1, b"b": 2}, {b"a": 3}, {b"c": 1, b"b": 1}],), ([{b"a": 1}],), ([{}],),
             ([{}, {b"x": 2}],), ([{b"a": 1}, {b"a": 1}, {b"a": 1}],), ([{b"a": 5}, {}],)]
     rng = _gen.rng_for("ex-dask-merge-counts")
     cases = hand + [Generated(_counters(rng)) for _ in range(250)]
-    compare(merge_counts, summed, cases, kind=dict, valid=lambda a: len(a[0]) >= 1,
+    compare(merge_counts, summed, cases, kind=dict,
             equal=lambda want, got: dict(got) == want,
-            hint=lambda a, want, got: "a chunk in several parts gets the sum of its counts"
-            if isinstance(got, dict) else None)
+            hint=lambda a, want, got: "no parts: nothing was counted, an empty dict" if not a[0] else
+            "a chunk in several parts gets the sum of its counts" if isinstance(got, dict) else None)
     for parts in ([{b"a": 1}], [{b"a": 1}, {}], [{}, {b"a": 1}]):  # a new dict, even when one part holds it all
         total = call(merge_counts, parts)
         assert all(total is not p for p in parts), (

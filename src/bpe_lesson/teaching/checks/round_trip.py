@@ -94,6 +94,8 @@ def _write_cases(label):
     yield from [({},), ({0: b"a"},), ({1: b"b", 0: b"a"},), ({10: b"x", 9: b"y"},),
                 ({0: b"\xfb", 1: b"\xff"},), ({0: b" ", 1: b"\n", 2: b"\r\n"},),
                 ({tiktoken_io.MAX_ID: b"ab", 256: b"abc"},)]
+    # the real vocabulary's longest tokens: a writer that breaks a long line (base64.encodebytes) fails here
+    yield (dict(enumerate(_gen.long_real_tokens(), start=256)),)
     rng = _gen.rng_for(label)
     for _ in range(200):
         yield Generated(_vocab(rng))

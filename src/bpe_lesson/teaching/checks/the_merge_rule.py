@@ -25,7 +25,7 @@ from ... import textbook
 from ...trainer import train as package_train
 from .. import samples
 from ..replay import replay
-from . import Generated, _gen, call, check, compare
+from . import Generated, _calls, _gen, call, check, compare
 from ._calls import _shrink_args
 
 TOY = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
@@ -74,10 +74,11 @@ def _pairs(pair_counts):
 def _merge_cases(label):
     yield from [([1, 2, 3, 1, 2], (1, 2), 4), ([97, 97, 97], (97, 97), 256), ([97, 97, 97, 97], (97, 97), 256),
                 ([], (1, 2), 256), ([1], (1, 2), 256), ([5, 6], (6, 5), 7)]
+    yield from _gen.DIGIT_MERGES  # ids whose digits run into each other ("1,12" inside "11,12")
     rng = _gen.rng_for(label)
     cases = []
     for _ in range(200):
-        ids = _gen.ids(rng)
+        ids = _gen.ids(rng) if rng.random() < 0.75 else _gen.digit_ids(rng)
         pairs = list(zip(ids, ids[1:])) or [(97, 98)]
         pair = rng.choice(pairs) if rng.random() < 0.9 else (97, 97)
         cases.append(Generated(ids, pair, rng.choice([256, 257, 300, 65_535, 65_536])))
@@ -87,8 +88,7 @@ def _merge_cases(label):
 @check("ex-merge-merge")
 def _merge(merge_pair):
     compare(merge_pair, textbook.merge, _merge_cases("ex-merge-merge"), kind=list,
-            hint=lambda args, want, got: "scan left to right; a merged pair uses up both ids"
-            if isinstance(got, list) else None)
+            hint=_gen.merge_hint)
     ids = list(b"aaabdaaabac")  # minbpe's hand-checked case, with the chapter's rule picking each pair
     for idx in (256, 257, 258):
         ids = call(merge_pair, ids, count_pick(ids), idx)
@@ -132,6 +132,13 @@ def _saving_hint(args, want, got):
 def _saving(merge_saving):
     compare(merge_saving, lambda ids, pair: len(ids) - len(textbook.merge(ids, pair, -1)),
             _saving_cases("ex-merge-saving"), kind=int, hint=_saving_hint)
+    # the text asks for one scan *without* the merged list: run it once more with every merge
+    # function it could reach (the reader's own, the package's) made to fail when called
+    called = _calls.called_while(merge_saving, (list(b"aaabdaaabac"), (97, 97)), "merge")
+    assert called is None, (
+        f"{_calls._name(merge_saving)}([97, 97, 97, 98, ...], (97, 97)) gives the right number by calling "
+        f"{called}, which builds the merged list\n  the exercise asks for one scan without it\n"
+        "  hint: walk i along ids; on a match add 1 and step 2, else step 1")
 
 
 @functools.lru_cache(maxsize=4096)

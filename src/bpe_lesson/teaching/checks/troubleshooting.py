@@ -5,7 +5,9 @@ Each check compares the reader's function with a reference written here, small a
 obviously right, on hand-picked cases and on at least 200 generated ones. The
 tokenizer exercises draw their tokenizers from one pool built from one trained
 vocabulary (``pool()``): a renamed copy (same ids), the same merges with one more
-set of merges, another id for the special token, no split pattern, GPT-2's split
+set of merges, another id for the special token, one token more that no merge makes
+(the same ids on every text: only comparing the vocabularies both ways tells them
+apart), no split pattern, GPT-2's split
 pattern (other ids on digits and spaces only), no special token, one special token
 more, one token's bytes replaced by bytes no text holds, the 256 bytes alone, a
 vocabulary where the id of ``b`` spells ``bc`` (so one list of ids can be the other's
@@ -42,6 +44,7 @@ def pool() -> tuple[tuple[str, Tokenizer], ...]:
     tok = Tokenizer(merges, pattern="gpt4", special_tokens={EOT: 406})
     vocab = dict(tok.vocab)
     vocab[max(vocab)] = b"\x00\x01\x02zzz"  # bytes no generated text holds
+    extra = dict(tok.vocab) | {407: b"\x00\x01\x02zzz"}  # one id more, bytes no generated text holds
     odd = {i: bytes([i]) for i in range(256)} | {98: b"bc", 256: b"b"}  # id 98 spells "bc" here
     return (
         ("tok", tok),
@@ -53,6 +56,7 @@ def pool() -> tuple[tuple[str, Tokenizer], ...]:
         ("no_special", Tokenizer(merges, pattern="gpt4")),
         ("extra_special", Tokenizer(merges, pattern="gpt4", special_tokens={EOT: 406, PAD: 407})),
         ("other_token", Tokenizer(None, pattern="gpt4", special_tokens={EOT: 406}, vocab=vocab)),
+        ("extra_token", Tokenizer(None, pattern="gpt4", special_tokens={EOT: 406}, vocab=extra)),
         ("bytes", Tokenizer([], pattern="gpt4", special_tokens={EOT: 256})),
         ("odd", Tokenizer(None, pattern="gpt4", special_tokens={EOT: 257}, vocab=odd)),
         ("half_char", Tokenizer([((0xB8, 0xAD), 256)], pattern="gpt4", special_tokens={EOT: 257})),  # 中: e4 | b8 ad
@@ -133,6 +137,8 @@ def _fingerprint_cases(label):
     yield from [(0, at("renamed"), probes), (0, at("more_merges"), probes), (0, at("other_eot"), probes),
                 (0, at("no_split"), probes), (0, at("gpt2_split"), ["a b", "12345"]),
                 (0, at("other_token"), probes), (0, at("extra_special"), probes), (0, at("no_special"), []),
+                # one id more on one side only, the same ids on every text: compare both ways
+                (0, at("extra_token"), probes), (at("extra_token"), 0, probes), (0, at("extra_token"), []),
                 (0, 0, []), (0, at("no_split"), [])]
     rng = _gen.rng_for(label)
     for i, j in _pairs(rng, 240):

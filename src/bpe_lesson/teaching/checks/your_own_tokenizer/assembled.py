@@ -15,7 +15,7 @@ import os
 import tiktoken
 
 from ... import samples
-from .. import Generated, _gen, call, check, compare
+from .. import Generated, ReaderError, _gen, call, check, compare
 from .._calls import _shown
 from ._common import RAISES, Raises, Table, _gpt4_encoding, _plain, _shrink_first, real_encodings, scratch_folder
 from .files import _tiktoken_reads
@@ -103,6 +103,10 @@ def _as_set(x):
     return x if x == "all" else set(x)
 
 
+# text that Unicode normalization (NFC) would change: an encoder that normalizes first gives other ids
+NOT_NFC = ["Cafe\u0301 au lait", "\u212b and A\u030a", "\u1e9b\u0323 x\u0308y", "\uf900 \u2126hm"]
+
+
 def _check_encode(encode, encoding, rng, name, n_generated=110):
     """``encode(text, allowed_special, disallowed_special)`` against tiktoken's, on held-out text and on
     generated text with special tokens."""
@@ -121,6 +125,7 @@ def _check_encode(encode, encoding, rng, name, n_generated=110):
 
     yours.__name__ = name
     held = [(piece, (), ()) for t in held_out_texts() for piece in pieces(t)]
+    held += [(text, (), ()) for text in NOT_NFC]
     compare(yours, reference, list(_special_cases(rng, encoding, n_generated)) + held, kind=(list, Raises),
             shrink=_shrink_first, show=_encode_show,
             hint=lambda args, want, got: "split with the pattern, rank-encode each chunk (a byte's id is its "
@@ -157,7 +162,7 @@ def _check_stream(tok, encoding, name):
         return tok.encode_lines(lines)
 
     encode_lines.__name__ = f"MyTokenizer({name}).encode_lines"
-    texts = held_out_texts()[:4] + held_out_texts()[-2:]
+    texts = held_out_texts()[:4] + held_out_texts()[-2:] + ["\n".join(NOT_NFC) + "\n"]  # not NFC: kept as given
     for text in texts:
         lines = text.splitlines(keepends=True)
         got, feed = _run_stream(encode_lines, lines, None)
@@ -165,6 +170,35 @@ def _check_stream(tok, encoding, name):
         assert got == want, (f"{encode_lines.__name__} on the {len(lines)} lines of a held-out text gave "
                              f"other ids than encode on the whole text (first difference at id "
                              f"{next(k for k, (a, b) in enumerate(zip(got + [None], want + [None])) if a != b)})")
+    def all_ids(lines, options, named):  # the stream read to its end, inside call: a raise is the reader's
+        return list(tok.encode_lines(lines, *options, **named))
+
+    all_ids.__name__ = encode_lines.__name__
+    eot = {"<|endoftext|>"}
+    # the special-token settings are passed on, not dropped: by position and by name, one or both
+    for options, named in [(("all",), {}), (((), ()), {}), ((), {"allowed_special": "all"}),
+                           ((), {"disallowed_special": ()}), ((eot, ()), {}),
+                           ((), {"allowed_special": eot, "disallowed_special": ()})]:
+        settings = dict(zip(("allowed_special", "disallowed_special"), options)) | named
+        text = "first line<|endoftext|>\nsecond<|endofprompt|> line\n"
+        lines = text.splitlines(keepends=True)
+        try:
+            want = encoding.encode(text, allowed_special=_as_set(settings.get("allowed_special", ())),
+                                   disallowed_special=settings.get("disallowed_special", "all"))
+        except ValueError:
+            want = RAISES
+        shown = ", ".join([*map(repr, options), *(f"{k}={v!r}" for k, v in named.items())])
+        try:
+            got = all_ids(lines, options, named)
+        except ValueError:
+            got = RAISES
+        except Exception as e:  # the reader's code failed: say where, as a failed check
+            raise ReaderError(f"{encode_lines.__name__}({_shown(lines, 40)}, {shown}) raised "
+                              f"{type(e).__name__}: {_shown(str(e), 60)}") from None
+        assert got == want, (f"{encode_lines.__name__}({_shown(lines, 40)}, {shown}) "
+                             f"gave other ids than encode(text, {shown}) on the joined lines\n"
+                             f"  expected: {_shown(want, 60)}\n  got:      {_shown(got, 60)}\n"
+                             "  hint: pass the special-token settings on to encode, by position or by name")
     file_lines = held_out_texts()[3].splitlines(keepends=True)
     check_laziness(encode_lines, [file_lines],
                    lambda lines: (lines, lambda t: encoding.encode(t, disallowed_special=())), "ex-own-tokenizer")

@@ -69,7 +69,8 @@ def _layout(rng, ranks) -> bytes:
 
 def _write_cases(label):
     yield from [({},), ({b"a": 0},), ({b"b": 1, b"a": 0},), ({b"x": 10, b"y": 9},),
-                ({b"\xfb": 0, b"\xff": 1, b" ": 2, b"\n": 3},)]
+                ({b"\xfb": 0, b"\xff": 1, b" ": 2, b"\n": 3},),
+                ({t: r for r, t in enumerate(_gen.long_real_tokens())},)]  # GPT-4's longest: one line each
     rng = _gen.rng_for(label, 1)
     for _ in range(210):
         yield Generated(_small_ranks(rng))

@@ -1,7 +1,9 @@
 """Check of "Your own tokenizer"'s streaming encoder (``ex-own-stream``): an iterable of
 lines in, ids out as it goes.
 
-The reference is the encoding of the joined lines; the check also feeds the lines one at a
+The reference is the encoding of the joined lines, on lines that start with any kind of
+whitespace (a carriage return, CRLF line ends, a form feed, U+2028, U+00A0, ...), a "/",
+a special token; the check also feeds the lines one at a
 time and asks that ids come out before the last line is read (``check_laziness``).
 
 What this module does not do: hold the solutions (the chapter does, folded away).
@@ -12,6 +14,7 @@ from __future__ import annotations
 import functools
 
 from ....tokenizer import Tokenizer
+from ....trainer import train
 from .. import Generated, _gen, check, compare
 from .._calls import _name, _shown
 
@@ -23,7 +26,16 @@ def _stream_tokenizers():
     """GPT-4's and GPT-4o's tokenizers (the package's), loaded once: their real tokens span the
     places where a wrong cut differs (a newline and a blank line, ";\\n/")."""
     return {"GPT-4 split": Tokenizer.from_tiktoken("cl100k_base"),
-            "GPT-4o split": Tokenizer.from_tiktoken("o200k_base")}
+            "GPT-4o split": Tokenizer.from_tiktoken("o200k_base"),
+            "GPT-4 split, small vocabulary": _spaces_tokenizer()}
+
+
+def _spaces_tokenizer() -> Tokenizer:
+    """GPT-4's split with ~100 merges trained on lines of whitespace other than " \t\n": its tokens
+    join a newline to the form feed, U+2028, U+00A0, ... after it, which no real vocabulary's do
+    (only CR and, in GPT-4o's, U+3000 have such tokens), so a cut before those lines shows."""
+    text = "".join(f"a{k}\n{space}\n{space}{space}\n\n" for k, space in enumerate(OTHER_SPACE * 8))
+    return train(text, 256 + 100, pattern="gpt4", special_tokens=["<|endoftext|>"])
 
 
 class Encoder:
@@ -43,7 +55,11 @@ class Encoder:
         return self
 
 
-LINE_STARTS = ["", " ", "  ", "\t", "\n", "x", "1", "'s", "!", "/", "//", "<|endoftext|>", "é", "中"]
+# whitespace beyond " \t\n" that the split's \s joins to a newline before it: a carriage
+# return, a form feed, a vertical tab, NEL, the line and paragraph separators, no-break and
+# ideographic spaces (str.isspace() knows them all)
+OTHER_SPACE = ["\r", "\x0c", "\x0b", "\x85", "\u2028", "\u2029", "\u00a0", "\u3000"]
+LINE_STARTS = ["", " ", "  ", "\t", "\n", "x", "1", "'s", "!", "/", "//", "<|endoftext|>", "é", "中"] + OTHER_SPACE
 
 
 def _stream_lines(rng, max_lines: int = 8) -> list[str]:
@@ -55,7 +71,7 @@ def _stream_lines(rng, max_lines: int = 8) -> list[str]:
         if r < 0.2:
             body = ""
         elif r < 0.35:
-            body = rng.choice([" ", "  ", "\t", " \t "])
+            body = rng.choice([" ", "  ", "\t", " \t ", "\r", rng.choice(OTHER_SPACE)])  # "\r": a CRLF line end
         else:
             body = rng.choice(LINE_STARTS) + _gen.text(rng, 16, long=0.02).replace("\n", " ")
         out.append(body + "\n")
@@ -68,6 +84,10 @@ def _stream_cases(label):
     yield from [([], ), (["a\n"],), (["a\n", "\n", "b\n"],), (["a\n", " \n", "b"],), (["x\n", "y\n", "z\n"],),
                 (["  \n", "\n", "\n"],), (["a\n", "<|endoftext|>b\n"],), (["1\n", "2\n"],),
                 (["x;\n", "/y\n"],), (["x;\n", "/y\n"],)]  # each case alternates the two encoders
+    for space in OTHER_SPACE:  # a line that starts with whitespace other than " \t\n", each encoder
+        yield from [(["a\n", space + "b\n"],), (["a\n", space + "b\n"],)]
+    yield from [(["a\r\n", "\r\n", "b\r\n"],), (["a\r\n", "\r\n", "b\r\n"],),  # CRLF line ends
+                (["a\n", "\n", "\u3000\n"],), (["a\n", "\n", "\u3000\n"],)]  # GPT-4o: "\n\n\u3000\n" is a token
     rng = _gen.rng_for(label)
     for _ in range(200):
         yield Generated(_stream_lines(rng))
@@ -141,6 +161,25 @@ def check_laziness(encode_lines, cases, encode_for, label):
             f"  hint: yield as you go; do not read all the lines first")
 
 
+def stream_hint(lines):
+    """What joins across a line end in ``lines``: the hint for the input that failed.
+
+    >>> "'/'" in stream_hint([";\\n", "/"]), "'/'" in stream_hint(["x\\n", "\\n", "y"])
+    (True, False)
+    """
+    lines = list(lines)
+    if any(a.endswith("\n") and b.startswith("/") for a, b in zip(lines, lines[1:])):
+        return ("ids must equal those of the joined text: GPT-4o's split joins a '/' to the newline "
+                "before it, so no cut before a line that starts with '/'")
+    space = next((b[0] for a, b in zip(lines, lines[1:]) if a.endswith("\n") and b[:1].isspace()
+                  and b[0] not in " \t\n"), None)
+    if space is not None:
+        return (f"ids must equal those of the joined text: a line that starts with {space!r} (whitespace, "
+                "as str.isspace() says) joins the newline before it")
+    return ("ids must equal those of the joined text: a blank line or one of spaces joins the newline "
+            "before it in one chunk")
+
+
 @check("ex-own-stream")
 def check_stream(encode_lines):
     encoders = [Encoder("GPT-4 split"), Encoder("GPT-4o split")]
@@ -151,8 +190,9 @@ def check_stream(encode_lines):
     yours.__name__ = _name(encode_lines)
     cases = [Generated(c.args[0], encoders[k % 2]) if isinstance(c, Generated) else (c[0], encoders[k % 2])
              for k, c in enumerate(_stream_cases("ex-own-stream"))]
+    small = Encoder("GPT-4 split, small vocabulary")  # tokens that join "\n" to other whitespace
+    cases += [(["a\n", line, "b\n"], small) for space in OTHER_SPACE for line in (space + "\n", space * 2 + "\n")]
     compare(yours, lambda lines, encode: encode("".join(lines)), cases, kind=list,
-            hint=lambda args, want, got: "ids must equal those of the joined text: a blank line or one of "
-            "spaces joins the newline before it in one chunk", pure=False)
+            hint=lambda args, want, got: stream_hint(args[0]), pure=False)
     check_laziness(encode_lines, [c.args if isinstance(c, Generated) else c for c in cases],
                    lambda args: args, "ex-own-stream")
