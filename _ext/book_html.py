@@ -1,16 +1,22 @@
-"""Sphinx hooks for the book's HTML: scripts loaded once, and a list of the book's
-definitions and theorems by title.
+"""Sphinx hooks for the book's HTML: scripts loaded once, menu buttons that open their
+sidebars, and a list of the book's definitions and theorems by title.
 
 * ``dedupe_assets``: sphinx-thebe adds its configuration script
   (``const THEBE_JS_URL = ...``) each time Sphinx reads the sources, and Jupyter Book
   reads them twice, so every page declared the constant twice (a SyntaxError in the
   console). The second copy of any script or stylesheet is dropped.
+* ``TOGGLES_JS``: pydata-sphinx-theme and sphinx-book-theme attach their click handlers
+  to the first ``.primary-toggle`` / ``.secondary-toggle`` on the page, which sits in the
+  header that _static/book.css hides; the visible buttons (in the article's header)
+  opened nothing on a phone. Each other button now passes its click to the first one,
+  so whatever the theme does on that click (a drawer below 992 px, folding the sidebar
+  above) happens, whichever header is shown.
 * ``{proof-index}``: a directive that becomes a list of every labelled sphinx-proof
   statement (definition, theorem, lemma, ...), chapter by chapter in the order of the
   table of contents, each shown as "Theorem 3.1 (its title)" and linked to it.
   sphinx-proof's own index (``prf-prf.html``) lists label slugs instead.
 
-What this module does not do: add scripts, or change how a statement is numbered or
+What this module does not do: add scripts other than the toggles' one, or change how a statement is numbered or
 drawn on its own page (sphinx-proof does that).
 """
 
@@ -36,6 +42,22 @@ def dedupe_assets(app, pagename, templatename, context, doctree):
                 seen.add(ident)
                 kept.append(asset)
         files[:] = kept  # in place: the builder's own list
+
+
+TOGGLES_JS = """
+document.addEventListener("DOMContentLoaded", () => {
+  for (const kind of [".primary-toggle", ".secondary-toggle"]) {
+    const [first, ...others] = document.querySelectorAll(kind);  // the theme listens on first
+    for (const button of others) {
+      button.addEventListener("click", (event) => {
+        event.preventDefault();
+        event.stopPropagation();
+        first.click();
+      });
+    }
+  }
+});
+"""
 
 
 class proof_index(nodes.General, nodes.Element):
@@ -112,6 +134,7 @@ def fill_proof_index(app, doctree, fromdocname):
 
 
 def setup(app):
+    app.add_js_file(None, body=TOGGLES_JS)
     app.add_node(proof_index)
     app.add_directive("proof-index", ProofIndexDirective)
     app.connect("doctree-read", record_titles)
