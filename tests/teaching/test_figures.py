@@ -5,8 +5,15 @@ import matplotlib
 matplotlib.use("Agg")
 
 from bpe_lesson.ranks import vocab_from_merges
-from bpe_lesson.teaching.figures import (draw_merge_step, draw_merge_tree, merge_step_layout,
-                                         merge_tree_layout, token_label)
+import json
+import os
+import re
+
+from bpe_lesson.teaching.figures import (draw_merge_step, draw_merge_tree, draw_tokenizer_parts,
+                                         merge_step_layout, merge_tree_layout, token_label,
+                                         tokenizer_parts_layout)
+
+CAPSTONE = os.path.join(os.path.dirname(__file__), "..", "..", "book", "your_own_tokenizer.ipynb")
 
 
 def test_merge_step_marks_what_the_scan_takes():
@@ -56,3 +63,26 @@ def test_figures_draw_within_the_column():
 def test_token_label():
     assert token_label(b" a\n") == "\u2423a\u21b5"
     assert token_label(b"\xe2\x82") == "\\xe2\\x82"
+
+
+def test_the_capstone_map_names_every_exercise_once_and_only_functions_it_asks_for():
+    """Checked against the chapter: its exercise labels, and the names its stubs define."""
+    cells = json.load(open(CAPSTONE, encoding="utf-8"))["cells"]
+    source = "\n".join("".join(c["source"]) for c in cells)
+    labels = re.findall(r":label: (ex-own-[\w-]+)", source)
+    defined = set(re.findall(r"^(?:def|class) (\w+)", source, flags=re.M))
+    parts, flows, wrappers = tokenizer_parts_layout()
+    shown = [label for _, label, _, _ in parts] + list(wrappers)
+    assert sorted(shown) == sorted(labels) and len(set(shown)) == len(shown)
+    names = {n for name, *_ in parts for n in name.split("\n")}
+    assert names <= defined, names - defined
+    assert {n for ns in wrappers.values() for n in ns} <= {name for name, *_ in parts}
+    assert {"encode", "MyTokenizer"} <= defined  # what the two wrappers are
+
+
+def test_the_capstone_map_draws_every_part_inside_the_column():
+    fig = draw_tokenizer_parts()
+    assert fig.get_size_inches()[0] <= 7.0
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    for name, label, _, _ in tokenizer_parts_layout()[0]:
+        assert name in texts and label in texts

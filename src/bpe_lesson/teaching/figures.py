@@ -1,4 +1,5 @@
-"""Figures of BPE's mechanisms: one merge step on a chunk, and the merge tree of a token.
+"""Figures of BPE's mechanisms: one merge step on a chunk, the merge tree of a token, and
+the parts of a tokenizer the capstone chapter has the reader write.
 
 Each figure has a pure layout function that computes what is drawn (which
 occurrences a merge replaces, where each node of a tree sits), tested on cases a
@@ -169,5 +170,99 @@ def draw_merge_tree(token, merges, vocab, title=None):
     ax.axis("off")
     ax.set_title(title or f"merge tree of {token_label(vocab[token])!r} (id {token}): "
                  f"{leaves} bytes, {len(nodes) - leaves} merges", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+# ---- the capstone's map: which function the reader writes for which part ----------------------
+
+# (name shown, exercise label, x of the centre, y of the centre), in units of the drawing
+# (10 wide, 6 high). Three bands: training makes the ranks, the file carries them, and
+# MyTokenizer encodes (top row), streams (middle) and decodes (bottom) with them.
+PARTS = [
+    ("index_pairs\nmerge", "ex-own-index", 1.1, 5.2),
+    ("merge_update", "ex-own-update", 3.4, 5.2),
+    ("train", "ex-own-train", 5.6, 5.2),
+    ("save_ranks\nload_ranks", "ex-own-files", 8.4, 5.2),
+    ("cut_specials", "ex-own-specials", 2.2, 3.1),
+    ("split", "ex-own-split", 4.6, 3.1),
+    ("rank_encode", "ex-own-rank", 7.0, 3.1),
+    ("encode_lines", "ex-own-stream", 4.6, 1.75),
+    ("decode_bytes\ndecode", "ex-own-decode", 4.6, 0.55),
+]
+# (from, to, what flows): names as in PARTS, or "text"/"ids"/"lines" at a row's ends
+FLOWS = [
+    ("index_pairs\nmerge", "merge_update", ""), ("merge_update", "train", ""),
+    ("train", "save_ranks\nload_ranks", "ranks"),
+    ("cut_specials", "split", ""), ("split", "rank_encode", ""),
+]
+
+
+def tokenizer_parts_layout():
+    """The capstone's map as data: (parts, flows, wrappers).
+
+    ``parts``: ``PARTS``, one box per function the reader writes, with its exercise;
+    ``flows``: ``FLOWS``; ``wrappers``: the exercises that join other parts rather than
+    add one: ``ex-own-encode`` (the top row as one function) and ``ex-own-tokenizer``
+    (the class around every row).
+
+    >>> parts, flows, wrappers = tokenizer_parts_layout()
+    >>> len(parts), sorted(wrappers)
+    (9, ['ex-own-encode', 'ex-own-tokenizer'])
+    """
+    wrappers = {"ex-own-encode": ["cut_specials", "split", "rank_encode"],
+                "ex-own-tokenizer": [name for name, *_ in PARTS[4:]]}
+    return list(PARTS), list(FLOWS), wrappers
+
+
+def draw_tokenizer_parts():
+    """Draw the capstone's map: each part the reader writes, its exercise, what joins them."""
+    plt = optional_import("matplotlib.pyplot", "drawing a figure")
+    FancyBboxPatch = optional_import("matplotlib.patches", "drawing a figure").FancyBboxPatch
+
+    parts, flows, wrappers = tokenizer_parts_layout()
+    where = {name: (x, y) for name, _, x, y in parts}
+    fig, ax = plt.subplots(figsize=(7.0, 4.4))
+    w, h = 1.9, 0.85
+
+    def frame(x0, y0, x1, y1, label, color):
+        ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.05",
+                                    facecolor=color, edgecolor="#868e96", linewidth=0.8, zorder=0))
+        ax.text(x0 + 0.08, y1 - 0.06, label, ha="left", va="top", fontsize=10, color="#495057")
+
+    frame(0.0, 4.55, 9.6, 5.95, "training", "#f1f3f5")
+    frame(0.0, 0.0, 9.6, 4.3, "MyTokenizer(ranks, pattern, specials): ex-own-tokenizer", "#fff8e6")
+    frame(1.05, 2.55, 8.1, 3.95, "encode: ex-own-encode", "#ffe8a3")
+    for name, label, x, y in parts:
+        ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.03",
+                                    facecolor="white", edgecolor="#495057", linewidth=1.0, zorder=2))
+        ax.text(x, y + 0.1, name, ha="center", va="center", fontsize=10, family="monospace",
+                zorder=3, linespacing=0.95)
+        ax.text(x, y - h / 2 + 0.02, label, ha="center", va="bottom", fontsize=9, color="#6c757d",
+                zorder=3)
+    arrow = dict(arrowstyle="-|>", color="#495057", lw=1.0)
+    for a, b, what in flows:
+        (xa, ya), (xb, yb) = where[a], where[b]
+        ax.annotate("", (xb - w / 2, yb), (xa + w / 2, ya), arrowprops=arrow, zorder=1)
+        if what:
+            ax.text((xa + xb) / 2, ya + 0.12, what, ha="center", va="bottom", fontsize=9)
+    # the ranks go down from the file into the class; each row's ends say what goes in and out
+    x_file = where["save_ranks\nload_ranks"][0]
+    ax.annotate("", (x_file, 4.3), (x_file, 5.2 - h / 2), arrowprops=arrow)
+    ax.text(x_file + 0.1, 4.45, "ranks", ha="left", va="center", fontsize=9)
+    for y, left, right in [(3.1, "text", "ids"), (1.75, "lines", "ids"), (0.55, "ids", "text")]:
+        x_first = min(x for _, _, x, yy in parts if yy == y) - w / 2
+        x_last = max(x for _, _, x, yy in parts if yy == y) + w / 2
+        x_in = 0.45
+        ax.text(x_in, y, left, ha="center", va="center", fontsize=10, family="monospace")
+        ax.annotate("", (x_first, y), (x_in + 0.35, y), arrowprops=arrow)
+        ax.text(9.1, y, right, ha="center", va="center", fontsize=10, family="monospace")
+        ax.annotate("", (8.75, y), (x_last, y), arrowprops=arrow)
+    x_stream = where["encode_lines"][0] + w / 2 + 0.15
+    ax.text(x_stream, 1.82, "cuts where no id can change,\nencodes each piece",
+            ha="left", va="bottom", fontsize=9, color="#6c757d")
+    ax.set_xlim(-0.05, 9.65)
+    ax.set_ylim(-0.05, 6.0)
+    ax.axis("off")
     fig.tight_layout()
     return fig
