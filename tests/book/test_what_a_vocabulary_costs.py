@@ -10,7 +10,7 @@ shares say what the counts printed. They do not run the notebook (nbval does).
 
 import re
 
-from _notebook import (chapter, code_cell, glued_text, markdown, markdown_cells, source, stdout,
+from _notebook import (chapter, code_cell, glued_text, glued_values, markdown, markdown_cells, source, stdout,
                        summary_cell)
 
 nb = chapter("what_a_vocabulary_costs")
@@ -82,3 +82,78 @@ def test_the_training_split_is_glued_not_typed(nb):
     cell = next(m for m in markdown_cells(nb) if "train_share" in m)
     assert not re.search(r"\d+%", re.sub(r"\{glue:text\}`[^`]*`", "", cell))
     assert 0.7 < float(glued_text(nb)["train_share"]) < 0.9
+
+
+# ---- issue 54: tied matrices, the attention convention, the grid's edge, logits, quality
+
+def test_a_tied_matrix_gets_a_gradient_in_every_row(nb):
+    # "a rare token gets few updates to its row" holds for an untied input table only:
+    # the cell's toy model, tied, moves every row; untied, only the rows of the ids seen
+    out = stdout(code_cell(nb, "head_toy.weight = emb_toy.weight"))
+    rows = {k: (int(e.replace(",", "")), int(h.replace(",", "")), int(v.replace(",", "")))
+            for k, e, h, v in re.findall(
+                r"^(tied|untied) *: rows with a gradient: embedding +([\d,]+), "
+                r"head +([\d,]+) of ([\d,]+)$", out, re.M)}
+    seen = int(re.search(r"^(\d+) distinct ids in the batch", out, re.M).group(1))
+    V_toy = rows["tied"][2]
+    assert rows["tied"][:2] == (V_toy, V_toy)       # every row, through the head
+    assert rows["untied"] == (seen, V_toy, V_toy)    # the input table: the ids seen
+    assert seen < V_toy
+    g = glued_values(nb)
+    assert (g["rows_tied"], g["rows_untied"], g["ids_seen"]) == (V_toy, seen, seen)
+    # the head costs 2 V d FLOPs per position, as FlopCounterMode counted
+    flops, n = re.search(r"the head: ([\d,]+) FLOPs = 2 V d x (\d+) positions", out).groups()
+    assert int(flops.replace(",", "")) == 2 * V_toy * 16 * int(n)
+    text = markdown(nb)
+    assert re.search(r"every row gets a gradient at every\s+position", text)
+    assert "{glue:text}`rows_tied:,`" in summary_cell(nb)
+
+
+def test_the_attention_count_says_its_convention(nb):
+    out = stdout(code_cell(nb, "causal_count"))
+    causal = int(re.search(r"skipped: ([\d,]+) FLOPs", out).group(1).replace(",", ""))
+    T, d = 128, 256  # the cell's T_s and d_s
+    assert causal == 2 * T * (T + 1) * d
+    share = glued_values(nb)["causal_share"]
+    assert share == round(causal / (4 * T * T * d), 3) and 0.5 < share < 0.51
+    text = markdown(nb)
+    assert "{glue:text}`causal_share:.3f`" in text and "all $T^2$ pairs" in text
+    assert "causal" in summary_cell(nb)
+
+
+def test_the_cheapest_vocabulary_is_the_grids_edge_and_said_so(nb):
+    table = stdout(code_cell(nb, "tokens saved"))
+    sizes = [int(v.replace(",", "")) for v in re.findall(r"^ *([\d,]+) +[\d.]+ +[\d.]+", table, re.M)]
+    out = stdout(code_cell(nb, "best = cheapest_vocab(curve, d_, L_, B)"))
+    best = {int(d_.replace(",", "")): int(v.replace(",", ""))
+            for d_, v in re.findall(r"^d = ([\d,]+), \d+ layers: cheapest V = ([\d,]+)", out, re.M)}
+    assert best[1024] == max(sizes) and "(the largest measured)" in out
+    assert min(sizes) < best[256] < max(sizes)                 # the thin model: interior
+    g = glued_values(nb)
+    assert (g["cheapest_1024"], g["cheapest_256"], g["grid_edge"]) == (best[1024], best[256], max(sizes))
+    assert g["still_falling"] > 0
+    prose = next(m for m in markdown_cells(nb) if "{glue:text}`cheapest_1024" in m)
+    assert "not a balance" in prose and "edge of the grid" in prose
+
+
+def test_the_logits_memory_is_b_t_v_numbers(nb):
+    out = stdout(code_cell(nb, "B_seq, T_seq = 8, 8192"))
+    for v, dtype, n, gib in re.findall(r"^V = +([\d,]+), (float32|bfloat16) *: ([\d,]+) logits, +([\d.]+) GiB",
+                                       out, re.M):
+        v, n = int(v.replace(",", "")), int(n.replace(",", ""))
+        assert n == 8 * 8192 * v
+        assert float(gib) == round(n * {"float32": 4, "bfloat16": 2}[dtype] / 2**30, 1)
+    g = glued_values(nb)
+    assert g["logits_fp32_gib"] == round(8 * 8192 * 128_000 * 4 / 2**30, 1)
+    assert g["logits_bf16_gib"] == round(8 * 8192 * 128_000 * 2 / 2**30, 1)
+    assert g["logits_bf16_gib"] > 10 * g["weights_bf16_gib"]   # "many times the weights"
+
+
+def test_compression_is_not_quality_cites_tao_et_al(nb):
+    import os
+    from _notebook import ROOT
+    assert "{cite}`tao2024scaling`" in markdown(nb) and "{cite}`tao2024scaling`" in summary_cell(nb)
+    with open(os.path.join(ROOT, "book", "references.bib"), encoding="utf-8") as f:
+        bib = f.read()
+    entry = re.search(r"@\w+\{tao2024scaling,.*?\n\}", bib, re.S).group(0)
+    assert "Scaling Laws with Vocabulary" in entry and "2407.13623" in entry
