@@ -301,8 +301,8 @@
   // pieces: [[latin1 bytes, id or null, marked], ...], the first of `total` (a prefix is
   // enough: the row draws DRAWN spans at most, then says how many of `total` it left out,
   // "… and 280,618 more tokens"; a page of 440,000 spans took 40 s to draw, and 2,000
-  // spans with 2,000 ids in the status line still took 0.1-0.25 s to lay out; 500 take
-  // a fifth of that, and fill a phone's screen several times over)
+  // spans with 2,000 ids in the status line still took 0.07-0.25 s to lay out after a
+  // 1 MB paste; 500 fill a phone's screen several times over)
   const DRAWN = 500;
 
   function tokenRow(label, pieces, total = pieces.length, noun = "tokens") {
@@ -405,9 +405,10 @@
     }
 
     // subtle: typing waits for a pause, so a burst of keys is encoded once; a paste or a
-    // drop is one change, drawn at once: encoded before the browser lays out the text
-    // box, the box and the new row are laid out together in the next frame (a 1 MB
-    // paste: the wait alone was 0.15 s, and the box laid out twice)
+    // drop is one change, drawn at once, so the new row is laid out in the frame that
+    // shows the pasted text. 1.08 MB pasted with Ctrl+V (benchmarks/live_tokenizer_speed.py):
+    // 2.16 s to the frame that shows it with the wait and 2,000 tokens, 0.85 s without
+    // the wait and with 500, of which 0.53 s is the browser putting the text in the box
     const later = debounce(redraw, 150);
     const whole = new Set(["insertFromPaste", "insertFromDrop"]);
     select.addEventListener("change", () => { shown = 1; redraw(); });
