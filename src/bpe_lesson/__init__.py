@@ -17,6 +17,13 @@ capabilities live in subpackages that import the core, never the reverse:
 (WordPiece, Unigram) and ``teaching`` (the book's helpers).
 """
 
+import bpe_lesson_cli
+
+# `python -m bpe_lesson`: Python imports this package before __main__ can catch Ctrl-C;
+# until it does, Ctrl-C exits quietly with 130, as the command does (bpe_lesson_cli)
+if bpe_lesson_cli.run_by_python_m() == "bpe_lesson":
+    bpe_lesson_cli.quiet_start_up()
+
 from ._internal.backend import BACKEND
 from .formats.documents import read_documents
 from .formats.pretrained import encoding_for_model, encoding_name_for_model, from_pretrained, get_encoding
