@@ -1,6 +1,7 @@
 """bpe_lesson: byte-pair encoding from first principles.
 
-The public API: ``train``, ``load``, ``from_pretrained`` (real models' vocabularies,
+The public API: ``train`` (``train_bpe``: Stanford CS336's name and result for it),
+``load``, ``from_pretrained`` (real models' vocabularies,
 offline: ``formats.pretrained``; tiktoken's ``get_encoding``, ``encoding_for_model``,
 ``encoding_name_for_model`` and ``list_encoding_names`` too), ``Tokenizer`` and ``BACKEND``: "cython" when the
 compiled extension (``_compiled._native``: the trainer and the encoder) is
@@ -29,9 +30,9 @@ from .formats.documents import read_documents
 from .formats.pretrained import encoding_for_model, encoding_name_for_model, from_pretrained, get_encoding
 from .formats.pretrained import list_encoding_names
 from .tokenizer import Tokenizer
-from .trainer import StoppedShort, train
+from .trainer import StoppedShort, train, train_bpe
 
-__all__ = ["train", "read_documents", "load", "from_pretrained", "Tokenizer", "BACKEND", "StoppedShort",
+__all__ = ["train", "train_bpe", "read_documents", "load", "from_pretrained", "Tokenizer", "BACKEND", "StoppedShort",
            # tiktoken's names for loading a vocabulary
            "get_encoding", "encoding_for_model", "encoding_name_for_model", "list_encoding_names"]
 __version__ = "0.1.0"

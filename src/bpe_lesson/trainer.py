@@ -10,7 +10,11 @@ Like ``encode``, training maps lone surrogates (which UTF-8 cannot hold) to
 U+FFFD, and refuses a split pattern that leaves text unmatched rather than learn
 from part of it.
 
-What this module does not do: read files or follow a YAML config (``scale/``).
+``train_bpe`` is Stanford CS336's name for the same training: a file in,
+``(vocab, merges)`` out as byte tables.
+
+What this module does not do: read files (``formats/documents.py``; ``train_bpe``
+asks it) or follow a YAML config (``scale/``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from .patterns import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
 from .patterns import resolve_pattern
 from ._internal.checks import renamed, replace_surrogates
+from .formats.documents import read_documents
 from .tokenizer import Tokenizer
 
 ALGORITHMS = ("textbook", "incremental")
@@ -171,3 +176,33 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     first = 256 + len(merges)
     return Tokenizer(merges, pattern=pattern, special_tokens={s: first + k for k, s in enumerate(specials)},
                      normalize=normalize, backend=backend)  # it encodes on the backend it was trained on
+
+
+def train_bpe(input_path, vocab_size: int, special_tokens, **kwargs) -> tuple[dict, list]:
+    """Stanford CS336's ``run_train_bpe``: ``train`` on one text file, with CS336's rules,
+    returning ``(vocab, merges)``: ``vocab: {id: bytes}`` (``vocab_bytes``) and
+    ``merges: [(bytes, bytes), ...]`` in merge order (``merge_bytes``).
+
+    CS336's rules are ``train``'s options: GPT-2's split pattern, the text cut at the
+    special tokens first (no merge crosses one), ``vocab_size`` counting them, and a
+    tie between pairs going to the greatest (left bytes, right bytes)
+    (``tie_break="greatest-bytes"``). ``kwargs`` go to ``train`` (``workers=``, or
+    another ``pattern=``).
+
+    The ids are ``train``'s: the 256 bytes at their byte value, one id per merge from
+    256 on, the special tokens last. CS336's reference vocabulary numbers the same
+    tokens otherwise (its special token at 0, the bytes at 1-256 in GPT-2's
+    printable-first order, the merges from 257 on); their test compares the two
+    vocabularies' ids and tokens as sets, and ``Tokenizer.from_vocab`` reads either.
+
+    >>> import tempfile; path = os.path.join(tempfile.mkdtemp(), "c.txt")
+    >>> _ = open(path, "w").write("low lower<|endoftext|>lowest")
+    >>> vocab, merges = train_bpe(path, 259, ["<|endoftext|>"])
+    >>> merges  # "lo" and "ow" occur 3 times each: the greater pair, (b"o", b"w"), goes first
+    [(b'o', b'w'), (b'l', b'ow')]
+    >>> vocab[ord("a")], vocab[256], vocab[257], vocab[258]
+    (b'a', b'ow', b'low', b'<|endoftext|>')
+    """
+    options = {"pattern": "gpt2", "tie_break": "greatest-bytes"} | kwargs
+    tok = train(read_documents(os.fspath(input_path)), vocab_size, special_tokens=special_tokens, **options)
+    return tok.vocab_bytes(), tok.merge_bytes()
