@@ -120,16 +120,13 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     False never (``_internal/progress.py``).
     ``start_from``: a Tokenizer to extend (``_extend``): every id it has, special
     tokens included, keeps its id and bytes; ``vocab_size`` is then its highest id
-    + 1 plus the new merges (and new ``special_tokens``), the rows an embedding needs.
+    + 1 plus the new merges (and new ``special_tokens``), the rows an embedding needs;
+    the base's pattern and normal form serve (another one is refused).
 
     >>> tok = train("aaabdaaabac", 259, pattern=None)
     >>> tok.encode("aaabdaaabac")
     [258, 100, 258, 97, 99]
     """
-    if start_from is not None:
-        return _extend(start_from, text, vocab_size, pattern=pattern, special_tokens=special_tokens,
-                       normalize=normalize, backend=backend, verbose=verbose, workers=workers,
-                       tie_break=tie_break, min_frequency=min_frequency, max_token_length=max_token_length)
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
         raise TypeError(f"vocab_size must be an int, got {vocab_size!r}")
     if vocab_size < 256:
@@ -155,6 +152,11 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
         raise ValueError(f"max_token_length {max_token_length!r} should be a whole number >= 2, or None")
     workers = renamed("processes", processes, "workers", workers)
     check_progress(progress)
+    if start_from is not None:
+        _check_same_split(start_from, pattern, normalize)
+        options = {"tie_break": tie_break, "min_frequency": min_frequency, "max_token_length": max_token_length}
+        return _extend(start_from, text, vocab_size, special_tokens, backend=backend, workers=workers,
+                       verbose=verbose, options=options)
     pattern = resolve_pattern(pattern)
     check_pattern(pattern)
     check_specials_normalized(specials, check_form(normalize))  # refused now, not after training
@@ -216,8 +218,17 @@ def train_bpe(input_path, vocab_size: int, special_tokens, **kwargs) -> tuple[di
     return tok.vocab_bytes(), tok.merge_bytes()
 
 
-def _extend(base: Tokenizer, text, vocab_size: int, *, pattern, special_tokens, normalize, backend, verbose,
-            workers, tie_break, min_frequency, max_token_length) -> Tokenizer:
+def _check_same_split(base: Tokenizer, pattern, normalize) -> None:
+    """``start_from`` splits and normalizes as the base does: refuse another pattern or form."""
+    if pattern != "gpt4" and resolve_pattern(pattern) != base.pattern:
+        raise ValueError(f"start_from splits with its own pattern; pattern={pattern!r:.40} differs from it "
+                         f"(leave pattern out)")
+    if normalize is not None and check_form(normalize) != base.normalize:
+        raise ValueError(f"start_from normalizes as {base.normalize!r}; normalize={normalize!r} differs (leave it out)")
+
+
+def _extend(base: Tokenizer, text, vocab_size: int, special_tokens, *, backend, workers, verbose,
+            options) -> Tokenizer:
     """``train(..., start_from=base)``: continue BPE from a pretrained tokenizer.
 
     1. Split the text with the base's pattern (and its special tokens, its normal form)
@@ -237,11 +248,6 @@ def _extend(base: Tokenizer, text, vocab_size: int, *, pattern, special_tokens, 
     >>> ext.merges[-1], ext.decode_bytes([257])
     (((256, 256), 257), b'abab')
     """
-    if pattern != "gpt4" and resolve_pattern(pattern) != base.pattern:
-        raise ValueError(f"start_from splits with its own pattern; pattern={pattern!r:.40} differs from it "
-                         f"(leave pattern out)")
-    if normalize is not None and check_form(normalize) != base.normalize:
-        raise ValueError(f"start_from normalizes as {base.normalize!r}; normalize={normalize!r} differs (leave it out)")
     backend = _backend.resolve_backend(backend)
     new_specials = list(special_tokens or [])
     clash = [s for s in new_specials if s in base.special_tokens]
@@ -262,12 +268,10 @@ def _extend(base: Tokenizer, text, vocab_size: int, *, pattern, special_tokens, 
     # each unique chunk as the base's ids: list[list[int]], and its count
     words = [bpe_encode_chunk(chunk, ranks) for chunk in chunk_counts]
     counts = list(chunk_counts.values())
-    merges = incremental.merge_loop(words, counts, base.vocab, first, n_merges, verbose,
-                                    tie_break=tie_break, min_frequency=min_frequency,
-                                    max_token_length=max_token_length)
+    merges = incremental.merge_loop(words, counts, base.vocab, first, n_merges, verbose=verbose, options=options)
     if len(merges) < n_merges:
         warnings.warn(StoppedShort(_why_short(text, vocab_size, first + len(merges) + len(new_specials),
-                                              min_frequency, max_token_length)), stacklevel=3)
+                                              options["min_frequency"], options["max_token_length"])), stacklevel=3)
     vocab = dict(base.vocab)  # int -> bytes: every base token, then the new ones
     for (a, b), new_id in merges:
         vocab[new_id] = vocab[a] + vocab[b]

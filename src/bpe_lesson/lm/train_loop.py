@@ -19,17 +19,24 @@ from torch.nn import functional as F  # noqa: E402  (only once torch is known to
 
 
 def train_model(model, windows, steps: int, lr: float = 3e-3, *, batch_size: int = 16, seed: int = 0,
-                threads: int = 1, weight_decay: float = 0.1, device=None) -> list[float]:
+                threads: int = 1, weight_decay: float = 0.1) -> list[float]:
     """Train ``model`` on ``windows`` (a ``SlidingWindowDataset`` or any dataset of ``(x, y)``)
     for ``steps`` steps of AdamW; return each step's mean training loss (nats per token).
 
-    Epochs follow one another as needed; epoch ``e`` is shuffled by ``(seed, e)``.
+    Epochs follow one another as needed; epoch ``e`` is shuffled by ``(seed, e)``. The
+    batches go to the device the model is on.
+
+    >>> from bpe_lesson.lm.model import GPT
+    >>> from bpe_lesson.lm.windows import SlidingWindowDataset
+    >>> losses = train_model(GPT(8, 8, 1, 2, 4), SlidingWindowDataset(torch.arange(8).repeat(8), 4), 30, 1e-2)
+    >>> len(losses), losses[-1] < losses[0]
+    (30, True)
     """
     if steps < 0:
         raise ValueError(f"steps must be >= 0, got {steps}")
     if len(windows) == 0:
         raise ValueError("no training window: the ids are shorter than context_length + 1")
-    device = device or next(model.parameters()).device
+    device = next(model.parameters()).device
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
