@@ -27,6 +27,7 @@ from . import incremental, textbook
 from ._internal.progress import check_progress, progress_bar
 from .incremental import TIE_BREAKS
 from .chunks import count_chunk_bytes
+from .ranks import bpe_encode_chunk
 from .patterns import check_form, check_specials_normalized
 from .patterns import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
@@ -83,7 +84,7 @@ def _why_short(text, vocab_size: int, made: int, min_frequency: int, max_token_l
 
 def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorithm="incremental",
           backend=None, verbose=False, workers=None, normalize=None, tie_break="smallest-ids",
-          min_frequency=2, max_token_length=None, progress=None, processes=None) -> Tokenizer:
+          min_frequency=2, max_token_length=None, progress=None, processes=None, start_from=None) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
 
     ``text``: a str or an iterable of documents (str). Files and folders:
@@ -117,6 +118,10 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     and only when training takes more than a second (so a notebook's stored
     outputs and a log never hold one); True always (a notebook shows it too);
     False never (``_internal/progress.py``).
+    ``start_from``: a Tokenizer to extend (``_extend``): every id it has, special
+    tokens included, keeps its id and bytes; ``vocab_size`` is then its highest id
+    + 1 plus the new merges (and new ``special_tokens``), the rows an embedding needs;
+    the base's pattern and normal form serve (another one is refused).
 
     >>> tok = train("aaabdaaabac", 259, pattern=None)
     >>> tok.encode("aaabdaaabac")
@@ -147,6 +152,11 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
         raise ValueError(f"max_token_length {max_token_length!r} should be a whole number >= 2, or None")
     workers = renamed("processes", processes, "workers", workers)
     check_progress(progress)
+    if start_from is not None:
+        _check_same_split(start_from, pattern, normalize)
+        options = {"tie_break": tie_break, "min_frequency": min_frequency, "max_token_length": max_token_length}
+        return _extend(start_from, text, vocab_size, special_tokens, backend=backend, workers=workers,
+                       verbose=verbose, options=options)
     pattern = resolve_pattern(pattern)
     check_pattern(pattern)
     check_specials_normalized(specials, check_form(normalize))  # refused now, not after training
@@ -206,3 +216,67 @@ def train_bpe(input_path, vocab_size: int, special_tokens, **kwargs) -> tuple[di
     options = {"pattern": "gpt2", "tie_break": "greatest-bytes"} | kwargs
     tok = train(read_documents(os.fspath(input_path)), vocab_size, special_tokens=special_tokens, **options)
     return tok.vocab_bytes(), tok.merge_bytes()
+
+
+def _check_same_split(base: Tokenizer, pattern, normalize) -> None:
+    """``start_from`` splits and normalizes as the base does: refuse another pattern or form."""
+    if pattern != "gpt4" and resolve_pattern(pattern) != base.pattern:
+        raise ValueError(f"start_from splits with its own pattern; pattern={pattern!r:.40} differs from it "
+                         f"(leave pattern out)")
+    if normalize is not None and check_form(normalize) != base.normalize:
+        raise ValueError(f"start_from normalizes as {base.normalize!r}; normalize={normalize!r} differs (leave it out)")
+
+
+def _extend(base: Tokenizer, text, vocab_size: int, special_tokens, *, backend, workers, verbose,
+            options) -> Tokenizer:
+    """``train(..., start_from=base)``: continue BPE from a pretrained tokenizer.
+
+    1. Split the text with the base's pattern (and its special tokens, its normal form)
+       and count the chunks, as ``train`` does.
+    2. Encode each chunk with the base's ranks: the words are the base's own ids.
+    3. Run the incremental trainer's loop (``incremental.merge_loop``) on those words;
+       new ids start after the highest existing id, special tokens included.
+    The result keeps every base id with its bytes; the new tokens rank after all
+    of them, so it encodes as tiktoken does with the extended rank table.
+
+    What it does not do: run the compiled trainer (its words are bytes replayed
+    through a merge list; here they are ids from a rank table, which need not be
+    0-255 for the bytes: cl100k's "!" is id 0), or change the base's pattern.
+
+    >>> base = train("abab abab", 257, pattern=None)
+    >>> ext = train("ababab ababab", 258, pattern=None, start_from=base)
+    >>> ext.merges[-1], ext.decode_bytes([257])
+    (((256, 256), 257), b'abab')
+    """
+    backend = _backend.resolve_backend(backend)
+    new_specials = list(special_tokens or [])
+    clash = [s for s in new_specials if s in base.special_tokens]
+    if clash:
+        raise ValueError(f"special token {clash[0]!r} is already in the base (id {base.special_tokens[clash[0]]})")
+    first = max([*base.vocab, *base.special_tokens.values()]) + 1  # the first new id
+    n_merges = vocab_size - first - len(new_specials)
+    if n_merges < 0:
+        raise ValueError(f"vocab_size {vocab_size:,} is below the base's highest id + 1 ({first:,}) "
+                         f"plus {len(new_specials)} new special tokens")
+    docs = [text] if isinstance(text, str) else list(text)
+    if base.normalize is not None:
+        docs = [normalize_text(d, base.normalize) for d in docs]
+    docs = [replace_surrogates(d) for d in docs]
+    specials = list(base.special_tokens) + new_specials  # kept out of the chunks
+    chunk_counts = count_chunk_bytes(docs, base.pattern, specials, workers, backend=backend)
+    ranks = base._ranks  # bytes -> id, ordinary tokens only
+    # each unique chunk as the base's ids: list[list[int]], and its count
+    words = [bpe_encode_chunk(chunk, ranks) for chunk in chunk_counts]
+    counts = list(chunk_counts.values())
+    merges = incremental.merge_loop(words, counts, base.vocab, first, n_merges, verbose=verbose, options=options)
+    if len(merges) < n_merges:
+        warnings.warn(StoppedShort(_why_short(text, vocab_size, first + len(merges) + len(new_specials),
+                                              options["min_frequency"], options["max_token_length"])), stacklevel=3)
+    vocab = dict(base.vocab)  # int -> bytes: every base token, then the new ones
+    for (a, b), new_id in merges:
+        vocab[new_id] = vocab[a] + vocab[b]
+    after = first + len(merges)
+    specials = dict(base.special_tokens) | {s: after + k for k, s in enumerate(new_specials)}
+    base_merges = base._merges  # None for an imported rank table: recovered when read
+    return Tokenizer(None if base_merges is None else base_merges + merges, vocab=vocab, pattern=base.pattern,
+                     special_tokens=specials, normalize=base.normalize, backend=backend)
