@@ -63,3 +63,33 @@ def test_a_join_is_not_said_to_cost_only_two_lookups(nb):
     assert "join costs two lookups" not in md
     assert "besides the scan for the lowest rank" in md
 
+
+
+def test_a_merge_leaves_no_occurrence_of_its_own_pair(nb):
+    """The faster replay relies on it; checked on runs of every length and mixed lists."""
+    import random
+
+    from bpe_lesson import textbook
+    assert textbook.merge([97, 97, 97], (97, 97), 256) == [256, 97]  # "aaa": "aa", "a"
+    rng = random.Random(54)
+    for _ in range(2000):
+        ids = [rng.choice([1, 2, 3]) for _ in range(rng.randint(0, 12))]
+        pair = (rng.choice([1, 2, 3]), rng.choice([1, 2, 3]))
+        out = textbook.merge(ids, pair, 9)
+        assert pair not in zip(out, out[1:]), (ids, pair, out)
+    assert "A merge leaves no occurrence of its own pair" in markdown(nb)
+
+
+def test_llama3s_tokens_beyond_replay_are_the_recovered_merges_misses(nb):
+    """Counted again from Meta's file, read with tiktoken's own loader."""
+    import os
+
+    import llama_models
+    import tiktoken.load
+
+    from bpe_lesson.ranks import unreachable_tokens
+    path = os.path.join(os.path.dirname(llama_models.__file__), "llama3", "tokenizer.model")
+    beyond = unreachable_tokens(tiktoken.load.load_tiktoken_bpe(path))
+    assert int(glued_text(nb)["llama3_beyond"].replace(",", "")) == len(beyond) > 0
+    assert f"Llama 3: {len(beyond)} tokens no recovered merge builds" in printed(
+        code_cell(nb, "beyond = unreachable_tokens("))

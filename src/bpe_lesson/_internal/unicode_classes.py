@@ -4,7 +4,7 @@ GPT-2's, GPT-4's and GPT-4o's patterns ask ``\p{L}`` (letter), ``\p{N}``
 (number), ``\p{Lu}``, ``\p{Ll}``, ``\p{Lt}``, ``\p{Lm}``, ``\p{Lo}``, ``\p{M}``
 (mark) and ``\s`` (white space) of every character. The answer depends on the
 Unicode tables the regex engine was built with: U+05C8 is unassigned in the tables
-of tiktoken's engine (Rust's ``regex`` crate, inside the ``tiktoken`` wheel) but a
+of tiktoken's engine (the ``fancy-regex`` crate over Rust's ``regex``, in the wheel) but a
 mark in newer ones (Python's ``regex`` module 2026.11.19 knows 17,144 letters
 more), and ``"\u05c8'z"`` then splits, and encodes, differently.
 
