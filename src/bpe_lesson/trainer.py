@@ -22,7 +22,8 @@ from ._internal import backend as _backend
 from . import incremental, textbook
 from ._internal.progress import check_progress, progress_bar
 from .incremental import TIE_BREAKS
-from .chunks import count_chunk_bytes
+from ._internal.backend import PARALLEL_MIN_BYTES
+from .chunks import ChunkTally, doc_batches
 from .patterns import check_form, check_specials_normalized
 from .patterns import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
@@ -31,6 +32,9 @@ from ._internal.checks import renamed, replace_surrogates
 from .tokenizer import Tokenizer
 
 ALGORITHMS = ("textbook", "incremental")
+# characters of documents counted at a time when train streams an iterable: enough that
+# workers=None counts each batch on every core, little next to the counts it adds to
+STREAM_CHARS = PARALLEL_MIN_BYTES
 
 
 def get_trainer(algorithm: str = "incremental", backend: str | None = None):
@@ -46,8 +50,9 @@ def get_trainer(algorithm: str = "incremental", backend: str | None = None):
     return _backend.compiled(backend) or incremental
 
 
-def _check_covered(text, pattern, specials, chunk_counts) -> None:
-    """Refuse training when ``pattern`` left some text out of the chunks (it would learn from part of it)."""
+def _check_covered(text, pattern, specials, chunk_counts, first: int = 0) -> None:
+    """Refuse training when ``pattern`` left some text out of the chunks (it would learn from part of it);
+    ``first``: the number of the first document in ``text`` (a batch of a stream)."""
     docs = [text] if isinstance(text, str) else text
     counted = sum(len(chunk) * n for chunk, n in chunk_counts.items())
     pieces = [(k, piece) for k, doc in enumerate(docs) for piece in ordinary_pieces(doc, specials)]
@@ -56,7 +61,28 @@ def _check_covered(text, pattern, specials, chunk_counts) -> None:
     for k, piece in pieces:
         at = uncovered(piece, pattern)
         if at is not None:
-            raise uncovered_error(piece, at, pattern, f"a piece of document {k}")
+            raise uncovered_error(piece, at, pattern, f"a piece of document {first + k}")
+
+
+def _count_docs(tally, docs, pattern, specials, normalize, first: int = 0):
+    """``tally.count`` of ``docs`` (a str, or a list of documents: all of them, or one batch
+    of a stream whose first is document number ``first``), each document put in the
+    ``normalize`` form, lone surrogates as U+FFFD, a custom pattern checked to cover it all.
+
+    >>> tally = ChunkTally("gpt4", backend="python")
+    >>> _count_docs(tally, ["ab ab"], "gpt4", [], None) == {b"ab": 1, b" ab": 1}
+    True
+    """
+    if check_form(normalize) is not None:  # before pre-tokenization, as encode does
+        docs = normalize_text(docs, normalize) if isinstance(docs, str) else [normalize_text(d, normalize) for d in docs]
+    try:
+        chunk_counts = tally.count(docs)
+    except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encode does (rare, so only then)
+        docs = replace_surrogates(docs) if isinstance(docs, str) else [replace_surrogates(d) for d in docs]
+        chunk_counts = tally.count(docs)
+    if pattern is not None and pattern not in PATTERNS.values():  # counted by the readable split: a dict
+        _check_covered(docs, pattern, specials, chunk_counts, first)
+    return chunk_counts
 
 
 class StoppedShort(UserWarning):
@@ -81,7 +107,11 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
           min_frequency=2, max_token_length=None, progress=None, processes=None) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
 
-    ``text``: a str or an iterable of documents (str). Files and folders:
+    ``text``: a str or an iterable of documents (str). A list or tuple is counted in
+    one go; any other iterable (a generator, ``read_documents(...)``) streams: it is
+    read once, counted a batch of about ``STREAM_CHARS`` characters at a time, and
+    never held whole, so memory grows with the distinct chunks, not the documents
+    (the merges are the same as from a list of the same documents). Files and folders:
     ``train(read_documents("corpus/", text_field="text"), ...)`` reads them as the
     YAML trainer and ``pack`` do (``documents.py``: ``.txt``, each ``.jsonl`` line's
     ``text_field``, a parquet column, a folder with a ``glob``, ``"-"`` for stdin).
@@ -147,19 +177,18 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     check_specials_normalized(specials, check_form(normalize))  # refused now, not after training
     backend = _backend.resolve_backend(backend)  # once: what every step below runs on
     impl = get_trainer(algorithm, backend)
-    if not isinstance(text, str):
-        text = list(text)  # a generator is read once; counting may need it twice (surrogates, coverage)
-    if check_form(normalize) is not None:  # before pre-tokenization, as encode does
-        text = normalize_text(text, normalize) if isinstance(text, str) else [normalize_text(d, normalize) for d in text]
-
     counting = backend if algorithm == "incremental" else "python"  # the textbook counts as it reads
-    try:
-        chunk_counts = count_chunk_bytes(text, pattern, specials, workers, backend=counting)
-    except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encode does (rare, so only then)
-        text = replace_surrogates(text) if isinstance(text, str) else [replace_surrogates(d) for d in text]
-        chunk_counts = count_chunk_bytes(text, pattern, specials, workers, backend=counting)
-    if pattern is not None and pattern not in PATTERNS.values():
-        _check_covered(text, pattern, specials, chunk_counts)
+    tally = ChunkTally(pattern, specials, workers, backend=counting)
+    if isinstance(text, (str, list, tuple)):  # held already: counted in one go
+        tally.add(_count_docs(tally, text, pattern, specials, normalize))
+    else:  # any other iterable streams: read once, a batch at a time, never held whole
+        seen, first = 0, []  # documents read; the first, while it is the only one
+        for batch in doc_batches(text, STREAM_CHARS):
+            tally.add(_count_docs(tally, batch, pattern, specials, normalize, seen))
+            first = batch[:1] if seen == 0 and len(batch) == 1 else []
+            seen += len(batch)
+        text = first  # all _why_short looks at: a lone document that may name a file
+    chunk_counts = tally.result()
     with progress_bar(False if (verbose or n_merges == 0) else progress, total=n_merges, desc="merges",
                       unit="merge") as bar:
         merges = impl.train_merges(chunk_counts, n_merges, verbose=verbose, progress=bar.update,
