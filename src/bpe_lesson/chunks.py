@@ -184,18 +184,25 @@ class ChunkTally:
         self.special_tokens, self.workers = list(special_tokens), workers
         self.counter = compiled_counter(self.pattern, backend)  # None: the readable split
         self.total = None  # a ChunkCounter or a dict (bytes -> count); None before the first add
+        self.chars = 0  # characters counted so far: workers=None picks every core once it is large
 
     def count(self, texts):
-        """The chunk counts of ``texts`` alone (a ``ChunkCounter``, or a dict bytes -> count)."""
-        if self.counter is None:
-            return to_byte_counts(count_chunks(texts, self.pattern, self.special_tokens, self.workers))
+        """The chunk counts of ``texts`` alone (a ``ChunkCounter``, or a dict bytes -> count).
+
+        ``workers=None`` decides by the text counted so far, this batch included: a
+        stream of small batches goes on every core once it has passed ``PARALLEL_MIN_BYTES``.
+        """
         docs = [texts] if isinstance(texts, str) else list(texts)
         for d in docs:
             if not isinstance(d, str):
                 raise TypeError(f"documents must be str, got {type(d).__name__}")
+        self.chars += sum(len(d) for d in docs)
+        workers = self.workers if self.workers is not None else resolve_workers(None, self.chars)
+        if self.counter is None:
+            return to_byte_counts(count_chunks(docs, self.pattern, self.special_tokens, workers))
         # the compiled counter takes exact str: numpy.str_ and other subclasses as plain str
         docs = [d if type(d) is str else str.__str__(d) for d in docs]
-        workers = resolve_workers(self.workers, sum(len(d) for d in docs))
+        workers = resolve_workers(workers, self.chars)
         specials = special_regex(self.special_tokens)
         pattern, counter = self.pattern, self.counter
 
@@ -225,10 +232,12 @@ class ChunkTally:
             self.total.update(part)
 
     def result(self) -> dict[bytes, int]:
-        """The total: bytes -> count."""
-        if self.total is None:
+        """The total: bytes -> count. The tally lets go of it (subtle: the C++ table would
+        otherwise stay alive through the merge loop, beside the dict made from it)."""
+        total, self.total = self.total, None
+        if total is None:
             return {}
-        return self.total if self.counter is None else self.total.to_dict()
+        return total if self.counter is None else total.to_dict()
 
 
 def compiled_counter(pattern, backend: str | None = None):

@@ -22,7 +22,7 @@ from ._internal import backend as _backend
 from . import incremental, textbook
 from ._internal.progress import check_progress, progress_bar
 from .incremental import TIE_BREAKS
-from ._internal.backend import PARALLEL_MIN_BYTES
+from ._internal.backend import resolve_workers
 from .chunks import ChunkTally, doc_batches
 from .patterns import check_form, check_specials_normalized
 from .patterns import normalize as normalize_text
@@ -32,9 +32,12 @@ from ._internal.checks import renamed, replace_surrogates
 from .tokenizer import Tokenizer
 
 ALGORITHMS = ("textbook", "incremental")
-# characters of documents counted at a time when train streams an iterable: enough that
-# workers=None counts each batch on every core, little next to the counts it adds to
-STREAM_CHARS = PARALLEL_MIN_BYTES
+# characters of documents counted at a time when train streams an iterable, on the compiled
+# counter (its threads start in microseconds); the readable split's worker processes take
+# tasks of chunks._BATCH_CHARS, so there a batch holds four (per worker asked for).
+# Measured (benchmarks/train_stream.py, 100 MB of stdlib code, vocab 8,192, RSS added at
+# peak): 1 MiB batches 47.7 MB, as much as from a list (48.6 MB); 4 MiB batches 56.4 MB.
+STREAM_CHARS = 1 << 20
 
 
 def get_trainer(algorithm: str = "incremental", backend: str | None = None):
@@ -183,7 +186,8 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
         tally.add(_count_docs(tally, text, pattern, specials, normalize))
     else:  # any other iterable streams: read once, a batch at a time, never held whole
         seen, first = 0, []  # documents read; the first, while it is the only one
-        for batch in doc_batches(text, STREAM_CHARS):
+        per_batch = STREAM_CHARS if tally.counter is not None else 4 * resolve_workers(workers, 0) * STREAM_CHARS
+        for batch in doc_batches(text, per_batch):
             tally.add(_count_docs(tally, batch, pattern, specials, normalize, seen))
             first = batch[:1] if seen == 0 and len(batch) == 1 else []
             seen += len(batch)
