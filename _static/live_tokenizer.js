@@ -300,8 +300,10 @@
   // span per token, its id beneath; a token ending inside a character joins the next.
   // pieces: [[latin1 bytes, id or null, marked], ...], the first of `total` (a prefix is
   // enough: the row draws DRAWN spans at most, then says how many of `total` it left out,
-  // "… and 438,912 more tokens"; a page of 440,000 spans took 40 s to draw)
-  const DRAWN = 2000;
+  // "… and 280,618 more tokens"; a page of 440,000 spans took 40 s to draw, and 2,000
+  // spans with 2,000 ids in the status line still took 0.07-0.25 s to lay out after a
+  // 1 MB paste; 500 fill a phone's screen several times over)
+  const DRAWN = 500;
 
   function tokenRow(label, pieces, total = pieces.length, noun = "tokens") {
     const row = el("div", {"class": "token-row live-row"}, el("span", {"class": "token-row-label"}, label));
@@ -331,10 +333,13 @@
     return row;
   }
 
-  // run f once, `ms` after the last of a burst of calls (typing; a paste is one call)
+  // run f once, `ms` after the last of a burst of calls (typing); .now() runs it at once,
+  // dropping a call still waiting
   function debounce(f, ms) {
     let timer = null;
-    return () => { clearTimeout(timer); timer = setTimeout(f, ms); };
+    const later = () => { clearTimeout(timer); timer = setTimeout(f, ms); };
+    later.now = () => { clearTimeout(timer); f(); };
+    return later;
   }
 
   function widget(box) {
@@ -382,8 +387,9 @@
       const name = select.value;
       status.textContent = `loading ${NAMES[name]}\u2026`;
       load(name).then(v => {
-        const ids = encode(name, text.value);
-        const bytes = new TextEncoder().encode(text.value).length;  // subtle: a lone surrogate counts as U+FFFD
+        const value = text.value;  // subtle: read once; each read of a 1 MB box copies it
+        const ids = encode(name, value);
+        const bytes = new TextEncoder().encode(value).length;  // subtle: a lone surrogate counts as U+FFFD
         // the count exact, the ids as many as the row draws (280,000 of them took a second to lay out)
         const more = ids.length > DRAWN ? `, \u2026 and ${(ids.length - DRAWN).toLocaleString("en-US")} more` : "";
         status.textContent = `${ids.length.toLocaleString("en-US")} tokens for ` +
@@ -398,10 +404,15 @@
       }, err => { status.textContent = String(err.message); });
     }
 
-    // subtle: typing waits for a pause, so a burst of keys (or a paste) is encoded once
+    // subtle: typing waits for a pause, so a burst of keys is encoded once; a paste or a
+    // drop is one change, drawn at once, so the new row is laid out in the frame that
+    // shows the pasted text. 1.08 MB pasted with Ctrl+V (benchmarks/live_tokenizer_speed.py):
+    // 2.16 s to the frame that shows it with the wait and 2,000 tokens, 0.85 s without
+    // the wait and with 500, of which 0.53 s is the browser putting the text in the box
     const later = debounce(redraw, 150);
+    const whole = new Set(["insertFromPaste", "insertFromDrop"]);
     select.addEventListener("change", () => { shown = 1; redraw(); });
-    text.addEventListener("input", later);
+    text.addEventListener("input", e => whole.has(e.inputType) ? later.now() : later());
     word.addEventListener("input", () => { shown = 1; later(); });
     next.addEventListener("click", () => { shown = Math.min(shown + 1, plan.length); drawSteps(); });
     back.addEventListener("click", () => { shown = Math.max(shown - 1, 1); drawSteps(); });

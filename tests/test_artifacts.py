@@ -177,12 +177,15 @@ def test_wheel_holds_the_extension_and_no_sources(dist):
     sources = [n for n in names if n.endswith((".pyx", ".pxd", ".pxi", ".h", ".cpp", ".c"))]
     assert not sources, f"the wheel ships Cython or C++ sources: {sources}"
     assert "bpe_lesson/lm/chat.py" in names and "bpe_lesson/formats/pretrained.py" in names
+    assert "bpe_lesson_cli.py" in names, "the console script's front door is missing from the wheel"
 
 
 def test_wheel_installs_alone_and_names_each_missing_extra(dist, work):
     python = new_venv(os.path.join(work, "wheel"))
     run(python, "-m", "pip", "install", "-q", dist[1])
     check_smoke(python, work)
+    # the console script pip wrote runs (its front door, bpe_lesson_cli, imports the package late)
+    assert "usage: bpe-lesson" in run(os.path.join(os.path.dirname(python), "bpe-lesson"), "--help", cwd=work)
     # the core only: none of the extras' packages came with it
     present = run(python, "-c", "import importlib.util as u; print([m for m in ('torch', 'tokenizers', "
                   "'tiktoken', 'pyarrow', 'distributed', 'llama_models', 'matplotlib') if u.find_spec(m)])")

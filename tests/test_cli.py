@@ -235,3 +235,64 @@ def test_standard_input_closed_is_a_clear_error_exit_2(tmp_path, how):
                        preexec_fn=lambda: os.close(0))
     assert r.returncode == 2, (r.returncode, r.stderr[-400:])
     assert "standard input, but this process has none" in r.stderr and "Traceback" not in r.stderr
+
+
+# issue 48, Low: Ctrl-C while the command starts (importing numpy, regex, the package)
+# printed a traceback. A sitecustomize sends the process SIGINT as it begins to import
+# TARGET, the way a Ctrl-C lands during start-up, without waiting for one.
+CTRL_C_AT_IMPORT = """
+import importlib.abc, os, signal, sys
+class CtrlC(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == os.environ["TARGET"]:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+sys.meta_path.insert(0, CtrlC())
+"""
+
+
+def console_script():
+    """``python -c`` as the ``bpe-lesson`` script pip writes, from pyproject.toml's entry point."""
+    import tomllib
+    with open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "pyproject.toml"), "rb") as f:
+        module, func = tomllib.load(f)["project"]["scripts"]["bpe-lesson"].split(":")
+    return ["-c", f"import sys; from {module} import {func}; sys.exit({func}())"]
+
+
+def ctrl_c_at(tmp_path, target, argv):
+    import signal
+    import bpe_lesson
+    (tmp_path / "sitecustomize.py").write_text(CTRL_C_AT_IMPORT)
+    src = os.path.dirname(os.path.dirname(bpe_lesson.__file__))
+    env = dict(os.environ, TARGET=target, PYTHONPATH=os.pathsep.join([str(tmp_path), src]))
+    # subtle: a child inherits an ignored SIGINT (pytest run as a background job) and Python keeps it
+    return subprocess.run([sys.executable, *argv], capture_output=True, text=True, env=env, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+@pytest.mark.parametrize("how", ["console script", "python -m"])
+@pytest.mark.parametrize("target", ["numpy", "regex", "bpe_lesson.tokenizer", "argparse",
+                                    "bpe_lesson.lm.pack_command"])
+def test_ctrl_c_during_start_up_exits_quietly_with_130(tmp_path, how, target):
+    argv = console_script() if how == "console script" else ["-m", "bpe_lesson"]
+    r = ctrl_c_at(tmp_path, target, argv + ["verify", str(tmp_path)])
+    assert (r.returncode, r.stderr) == (130, "bpe-lesson: interrupted\n"), r.stderr[-600:]
+    assert r.stdout == ""
+
+
+def test_the_hook_interrupts_a_plain_import(tmp_path):
+    # the check above could pass with a hook that never fires: a program importing the
+    # package still gets Python's KeyboardInterrupt (the command alone is quiet)
+    r = ctrl_c_at(tmp_path, "numpy", ["-c", "import bpe_lesson"])
+    assert r.returncode != 0 and r.stderr.startswith("Traceback") and r.stderr.endswith("KeyboardInterrupt\n")
+
+
+def test_which_module_python_m_runs():
+    import bpe_lesson_cli
+    for argv, name in [(["python", "-m", "bpe_lesson", "pack"], "bpe_lesson"),
+                       (["python", "-B", "-X", "dev", "-m", "bpe_lesson"], "bpe_lesson"),
+                       (["python", "-mbpe_lesson.lm"], "bpe_lesson.lm"),
+                       (["python", "-Bm", "pytest", "-m", "x"], "pytest"),
+                       (["python", "-c", "pass", "-m"], ""), (["python", "script.py", "-m", "bpe_lesson"], "")]:
+        assert bpe_lesson_cli.run_by_python_m(argv) == name, argv

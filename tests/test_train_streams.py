@@ -144,3 +144,15 @@ def test_streaming_memory_stays_bounded(backend, prose_docs, monkeypatch):
     assert len(tok.merges) == 300 - 256
     assert large < 8_000_000 and large - small < 4_000_000, \
         f"14 MB traced {large / 1e6:.1f} MB at peak, 2 MB {small / 1e6:.1f} MB"
+
+
+def test_extending_from_a_generator_equals_from_the_list(backend, prose_docs, monkeypatch):
+    # start_from counts through the same stream (the list path is anchored to tiktoken's
+    # extended table in test_extend_vocab.py)
+    monkeypatch.setattr(trainer, "STREAM_CHARS", 20_000)
+    base = bpe_lesson.train(prose_docs[:40], 300, backend=backend)
+    docs = prose_docs[40:100]
+    streamed = bpe_lesson.train(iter(docs), 360, start_from=base, backend=backend)
+    held = bpe_lesson.train(docs, 360, start_from=base, backend=backend)
+    assert len(streamed.merges) == len(held.merges) > len(base.merges)
+    assert streamed.merges == held.merges and streamed.vocab == held.vocab

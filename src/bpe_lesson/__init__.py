@@ -1,6 +1,7 @@
 """bpe_lesson: byte-pair encoding from first principles.
 
-The public API: ``train``, ``load``, ``from_pretrained`` (real models' vocabularies,
+The public API: ``train`` (``train_bpe``: Stanford CS336's name and result for it),
+``load``, ``from_pretrained`` (real models' vocabularies,
 offline: ``formats.pretrained``; tiktoken's ``get_encoding``, ``encoding_for_model``,
 ``encoding_name_for_model`` and ``list_encoding_names`` too), ``Tokenizer`` and ``BACKEND``: "cython" when the
 compiled extension (``_compiled._native``: the trainer and the encoder) is
@@ -17,14 +18,21 @@ capabilities live in subpackages that import the core, never the reverse:
 (WordPiece, Unigram) and ``teaching`` (the book's helpers).
 """
 
+import bpe_lesson_cli
+
+# `python -m bpe_lesson`: Python imports this package before __main__ can catch Ctrl-C;
+# until it does, Ctrl-C exits quietly with 130, as the command does (bpe_lesson_cli)
+if bpe_lesson_cli.run_by_python_m() == "bpe_lesson":
+    bpe_lesson_cli.quiet_start_up()
+
 from ._internal.backend import BACKEND
 from .formats.documents import read_documents
 from .formats.pretrained import encoding_for_model, encoding_name_for_model, from_pretrained, get_encoding
 from .formats.pretrained import list_encoding_names
 from .tokenizer import Tokenizer
-from .trainer import StoppedShort, train
+from .trainer import StoppedShort, train, train_bpe
 
-__all__ = ["train", "read_documents", "load", "from_pretrained", "Tokenizer", "BACKEND", "StoppedShort",
+__all__ = ["train", "train_bpe", "read_documents", "load", "from_pretrained", "Tokenizer", "BACKEND", "StoppedShort",
            # tiktoken's names for loading a vocabulary
            "get_encoding", "encoding_for_model", "encoding_name_for_model", "list_encoding_names"]
 __version__ = "0.1.0"

@@ -25,6 +25,8 @@ import os
 import sys
 import warnings
 
+import bpe_lesson_cli
+
 from . import __version__
 from ._internal.optional import MissingExtra
 
@@ -58,6 +60,7 @@ def main(argv=None) -> int:
         warnings.showwarning = lambda message, *_, **__: print(f"{command}: warning: {message}",
                                                                file=sys.stderr)
         try:
+            bpe_lesson_cli.end_of_start_up()  # Ctrl-C is caught below from here on, quiet before
             try:
                 args = build_parser().parse_args(argv)
             except SystemExit:  # --help, --version or a usage error: argparse printed, then exits

@@ -211,17 +211,37 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
     """Learn up to ``n_merges`` merges from ``chunk_counts`` (bytes -> count).
 
     Same contract and same result as ``textbook.train_merges``: the steps above,
-    in a loop.
+    in a loop (``merge_loop``).
 
     >>> train_merges({b"aaabdaaabac": 1}, 3)
     [((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
     """
     vocab = vocab_from_merges(base_merges)  # int -> bytes
-    known = set(vocab.values())  # bytes of every token
     words, counts = load(chunk_counts, base_merges)
+    options = {"tie_break": tie_break, "min_frequency": min_frequency, "max_token_length": max_token_length}
+    return merge_loop(words, counts, vocab, 256 + len(base_merges), n_merges, verbose=verbose, progress=progress,
+                      options=options)
+
+
+def merge_loop(words, counts, vocab, next_id, n_merges, *, verbose=False, progress=None, options=None):
+    """The merge loop on words already made of ids: ``count_all``, then ``pop_best`` and
+    ``apply_merge`` until ``n_merges`` merges or no pair occurs twice.
+
+    ``vocab`` (id -> bytes) holds every id the words use and every token whose bytes
+    no merge may make again; ``next_id`` is the id the first merge makes. ``train_merges``
+    calls it on chunks of bytes; ``trainer.train(start_from=...)`` on chunks a
+    pretrained tokenizer has encoded, whose ids need not be 256, 257, ...
+    ``options``: ``tie_break``, ``min_frequency``, ``max_token_length`` as in ``train_merges``.
+
+    >>> merge_loop([[7, 9, 7, 9]], [2], {7: b"a", 9: b"b"}, 300, 2)
+    [((7, 9), 300), ((300, 300), 301)]
+    """
+    opts = {"tie_break": "smallest-ids", "min_frequency": 2, "max_token_length": None} | (options or {})
+    tie_break, min_frequency, max_token_length = opts["tie_break"], opts["min_frequency"], opts["max_token_length"]
+    vocab = dict(vocab)  # int -> bytes; the caller's stays as it was
+    known = set(vocab.values())  # bytes of every token
     pair_counts, where, heap = count_all(words, counts, vocab, tie_break)
     state = TrainerState(words, counts, pair_counts, where, heap)  # what apply_merge updates
-    next_id = 256 + len(base_merges)
     merges = []
     while len(merges) < n_merges:
         best = pop_best(state.heap, state.pair_counts, vocab, known, min_frequency, max_token_length, tie_break)

@@ -94,6 +94,14 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, 
     ``decode(encode(s)) == s`` holds only for text already in that form; NFKC, say,
     turns "ﬁ" into "fi" for good (and can turn look-alike text such as full-width
     "＜｜endoftext｜＞" into a special token).
+    ``specials_in_text``: what ``encode`` (and every method built on it) does with a
+    special token's text when the call names no special tokens (``allowed_special``
+    and ``disallowed_special`` left at their defaults): "raise" (the default,
+    tiktoken's rule: ``ValueError``), "id" (Stanford CS336's and Hugging Face's rule:
+    it becomes its id, as ``allowed_special="all"`` does), or a list of special tokens
+    that become their ids, the others' text being plain text (``from_vocab``'s tokens
+    that no merge makes). A call that names them is followed as given. (``save`` does
+    not store it: ``load`` gives "raise".)
 
     >>> tok = Tokenizer([((97, 97), 256)], pattern=None)
     >>> tok.encode("aaab"), tok.decode([256, 97, 98])
@@ -101,7 +109,7 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, 
     """
 
     def __init__(self, merges, *, pattern=None, special_tokens=None, vocab=None, name=None, normalize=None,
-                 backend=None):
+                 backend=None, specials_in_text="raise"):
         # merges=None with a vocab: an imported rank table (tiktoken_io); its merge
         # list is recovered from the ranks the first time someone reads .merges
         if merges is None and vocab is None:
@@ -126,6 +134,8 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, 
         if len(set(self.special_tokens.values())) != len(self.special_tokens):
             raise ValueError("two special tokens share an id")
         self._special_by_id = {i: s.encode("utf-8") for s, i in self.special_tokens.items()}
+        self.specials_in_text = specials_in_text
+        self._default_specials = self._resolve_specials_in_text(specials_in_text)  # what encode's defaults mean
         self._split = compile_pattern(self.pattern).findall if self.pattern is not None else None
         # a named pattern covers every character by construction; any other is checked at each encode
         self._check_cover = self.pattern is not None and self.pattern not in PATTERNS.values()
@@ -279,8 +289,25 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, 
             at += len(piece)
         return np.array(out, dtype=np.uint32) if array else out
 
+    def _resolve_specials_in_text(self, rule):
+        """The ``(allowed_special, disallowed_special)`` that a call at the defaults stands for.
+
+        >>> Tokenizer([], special_tokens={"<|a|>": 256, "<|b|>": 257})._resolve_specials_in_text(["<|a|>"])
+        (frozenset({'<|a|>'}), ())
+        """
+        if isinstance(rule, str) and rule in ("raise", "id"):
+            return ((), "all") if rule == "raise" else ("all", "all")
+        unknown = None if isinstance(rule, str) else [s for s in rule if s not in self.special_tokens]
+        if unknown is None or unknown:
+            raise ValueError(f"specials_in_text is 'raise' (tiktoken: a special token's text raises unless "
+                             f"allowed), 'id' (CS336: it becomes its id) or a list of this tokenizer's "
+                             f"special tokens, got {rule!r:.80}")
+        return frozenset(rule), ()
+
     def _special_sets(self, allowed_special, disallowed_special) -> tuple[set, set]:
         """``encode``'s two arguments as the sets of allowed and of disallowed special tokens."""
+        if disallowed_special == "all" and not allowed_special:
+            allowed_special, disallowed_special = self._default_specials  # the rule the tokenizer was made with
         allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
         unknown = allowed - set(self.special_tokens)
         if unknown:

