@@ -42,7 +42,8 @@ ALGORITHMS = ("textbook", "incremental")
 # counter (its threads start in microseconds); the readable split's worker processes take
 # tasks of chunks._BATCH_CHARS, so there a batch holds four (per worker asked for).
 # Measured (benchmarks/train_stream.py, 100 MB of stdlib code, vocab 8,192, RSS added at
-# peak): 1 MiB batches 47.7 MB, as much as from a list (48.6 MB); 4 MiB batches 56.4 MB.
+# peak, 2 cores): 1 MiB batches 52.5 MB (one thread 47.4), about as much as from a list
+# (48.6 MB), where holding every document added 176 MB; 2 MiB 54.4 MB, 4 MiB 56-64 MB.
 STREAM_CHARS = 1 << 20
 
 
