@@ -13,8 +13,13 @@ backend is active and the pattern is a named one (or None): the hand-written
 scanners count into a C++ map with the GIL released, one thread per core, and
 only the unique chunks become Python objects.
 
-What this module does not do: merge anything (the trainers do), or stream files
-with a memory budget (``scale/``, the YAML trainer).
+``doc_batches`` and ``add_counts`` are how a stream of documents is counted in bounded
+memory: whole documents grouped into batches of a few megabytes, each batch counted,
+its counts added to the total (``train`` on an iterable; ``scale/counting.py`` adds its
+tasks' counts with the same ``add_counts``).
+
+What this module does not do: merge anything (the trainers do), or read files
+(``scale/``, the YAML trainer).
 """
 
 from __future__ import annotations
@@ -55,21 +60,45 @@ def _count_batch(args):
     return count_chunks_in(docs, pattern, special_tokens)
 
 
-def _batches(docs, pattern, special_tokens):
-    """Group whole documents into batches of about _BATCH_CHARS characters.
+def doc_batches(docs, chars: int = _BATCH_CHARS):
+    """Whole documents from the iterable ``docs`` in lists of about ``chars`` characters,
+    pulled lazily: a batch is yielded before the next document is read.
 
     subtle: we never cut a document, because no cut point is safe for every
     regex (GPT-2's pattern chunks a newline run differently at the end of text),
-    so a corpus given as one huge string is counted by one worker.
+    so one huge document is one batch.
+
+    >>> list(doc_batches(iter(["ab", "cd", "e", "fgh"]), chars=3))
+    [['ab', 'cd'], ['e', 'fgh']]
     """
     batch, size = [], 0
     for doc in docs:
         batch.append(doc)
         size += len(doc)
-        if size >= _BATCH_CHARS:
-            yield (batch, pattern, special_tokens)
+        if size >= chars:
+            yield batch
             batch, size = [], 0
     if batch:
+        yield batch
+
+
+def add_counts(total: dict, part: dict) -> None:
+    """total += part, key by key (the reduce step of every batched count).
+
+    >>> total = {b"a": 1}; add_counts(total, {b"a": 2, b"b": 1}); total
+    {b'a': 3, b'b': 1}
+    """
+    if not total:
+        total.update(part)
+        return
+    get = total.get
+    for chunk, c in part.items():
+        total[chunk] = get(chunk, 0) + c
+
+
+def _batches(docs, pattern, special_tokens):
+    """``doc_batches`` as arguments for ``_count_batch``."""
+    for batch in doc_batches(docs):
         yield (batch, pattern, special_tokens)
 
 
@@ -122,41 +151,93 @@ def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), workers: in
     of this process (the compiled counter lets go of the GIL) instead of
     ``count_chunks``' worker processes; "python" always runs the readable split.
     ``workers`` is a number as in ``count_chunks``; ``processes`` is its older name
-    (deprecated).
+    (deprecated). ``ChunkTally`` does the same batch by batch.
 
     >>> sorted(count_chunk_bytes(["low low", "lower"], "gpt4").items())
     [(b' low', 1), (b'low', 1), (b'lower', 1)]
     """
     workers = renamed("processes", processes, "workers", workers)
-    pattern = resolve_pattern(pattern)
-    counter = compiled_counter(pattern, backend)
-    if counter is None:
-        return to_byte_counts(count_chunks(texts, pattern, special_tokens, workers))
-    docs = [texts] if isinstance(texts, str) else list(texts)
-    for d in docs:
-        if not isinstance(d, str):
-            raise TypeError(f"documents must be str, got {type(d).__name__}")
-    # the compiled counter takes exact str: numpy.str_ and other subclasses as plain str
-    docs = [d if type(d) is str else str.__str__(d) for d in docs]
-    workers = resolve_workers(workers, sum(len(d) for d in docs))
-    specials = special_regex(special_tokens)
+    tally = ChunkTally(pattern, special_tokens, workers, backend=backend)
+    tally.add(tally.count(texts))
+    return tally.result()
 
-    def count_share(share):
-        c = counter(pattern)
-        for doc in share:
-            for piece in ordinary_pieces(doc, specials):
-                c.add(piece)
-        return c
 
-    if workers <= 1 or len(docs) < 2:
-        return count_share(docs).to_dict()
-    shares = [docs[k::workers] for k in range(workers)]  # interleaved: similar sizes
-    with ThreadPoolExecutor(workers) as pool:
-        parts = list(pool.map(count_share, shares))
-    total = parts[0]
-    for part in parts[1:]:
-        total.update(part)
-    return total.to_dict()
+class ChunkTally:
+    """Chunk counts added up over batches of documents: ``count`` a batch (a str or a list
+    of str; nothing is kept), ``add`` its counts to the total, ``result`` the total as
+    bytes -> count. Memory grows with the distinct chunks, never with the batches seen.
+
+    On the compiled counter (the "cython" ``backend``, a named pattern or None) a batch's
+    counts are a ``ChunkCounter`` and adding them is a merge of two C++ tables: no Python
+    object is made per chunk until ``result``. Otherwise they are a dict.
+
+    >>> tally = ChunkTally("gpt4")
+    >>> for batch in (["low low"], ["lower"]):
+    ...     tally.add(tally.count(batch))
+    >>> sorted(tally.result().items())
+    [(b' low', 1), (b'low', 1), (b'lower', 1)]
+    """
+
+    def __init__(self, pattern: str | None, special_tokens=(), workers: int | None = None, *,
+                 backend: str | None = None):
+        self.pattern = resolve_pattern(pattern)
+        self.special_tokens, self.workers = list(special_tokens), workers
+        self.counter = compiled_counter(self.pattern, backend)  # None: the readable split
+        self.total = None  # a ChunkCounter or a dict (bytes -> count); None before the first add
+        self.chars = 0  # characters counted so far: workers=None picks every core once it is large
+
+    def count(self, texts):
+        """The chunk counts of ``texts`` alone (a ``ChunkCounter``, or a dict bytes -> count).
+
+        ``workers=None`` decides by the text counted so far, this batch included: a
+        stream of small batches goes on every core once it has passed ``PARALLEL_MIN_BYTES``.
+        """
+        docs = [texts] if isinstance(texts, str) else list(texts)
+        for d in docs:
+            if not isinstance(d, str):
+                raise TypeError(f"documents must be str, got {type(d).__name__}")
+        self.chars += sum(len(d) for d in docs)
+        workers = self.workers if self.workers is not None else resolve_workers(None, self.chars)
+        if self.counter is None:
+            return to_byte_counts(count_chunks(docs, self.pattern, self.special_tokens, workers))
+        # the compiled counter takes exact str: numpy.str_ and other subclasses as plain str
+        docs = [d if type(d) is str else str.__str__(d) for d in docs]
+        workers = resolve_workers(workers, self.chars)
+        specials = special_regex(self.special_tokens)
+        pattern, counter = self.pattern, self.counter
+
+        def count_share(share):
+            c = counter(pattern)
+            for doc in share:
+                for piece in ordinary_pieces(doc, specials):
+                    c.add(piece)
+            return c
+
+        if workers <= 1 or len(docs) < 2:
+            return count_share(docs)
+        shares = [docs[k::workers] for k in range(workers)]  # interleaved: similar sizes
+        with ThreadPoolExecutor(workers) as pool:
+            parts = list(pool.map(count_share, shares))
+        for part in parts[1:]:
+            parts[0].update(part)
+        return parts[0]
+
+    def add(self, part) -> None:
+        """Add one batch's counts (from ``count``) to the total."""
+        if self.total is None:
+            self.total = part
+        elif self.counter is None:
+            add_counts(self.total, part)
+        else:
+            self.total.update(part)
+
+    def result(self) -> dict[bytes, int]:
+        """The total: bytes -> count. The tally lets go of it (subtle: the C++ table would
+        otherwise stay alive through the merge loop, beside the dict made from it)."""
+        total, self.total = self.total, None
+        if total is None:
+            return {}
+        return total if self.counter is None else total.to_dict()
 
 
 def compiled_counter(pattern, backend: str | None = None):

@@ -26,7 +26,8 @@ from ._internal import backend as _backend
 from . import incremental, textbook
 from ._internal.progress import check_progress, progress_bar
 from .incremental import TIE_BREAKS
-from .chunks import count_chunk_bytes
+from ._internal.backend import resolve_workers
+from .chunks import ChunkTally, doc_batches
 from .ranks import bpe_encode_chunk
 from .patterns import check_form, check_specials_normalized
 from .patterns import normalize as normalize_text
@@ -37,6 +38,13 @@ from .formats.documents import read_documents
 from .tokenizer import Tokenizer
 
 ALGORITHMS = ("textbook", "incremental")
+# characters of documents counted at a time when train streams an iterable, on the compiled
+# counter (its threads start in microseconds); the readable split's worker processes take
+# tasks of chunks._BATCH_CHARS, so there a batch holds four (per worker asked for).
+# Measured (benchmarks/train_stream.py, 100 MB of stdlib code, vocab 8,192, RSS added at
+# peak, 2 cores): 1 MiB batches 52.5 MB (one thread 47.4), about as much as from a list
+# (48.6 MB), where holding every document added 176 MB; 2 MiB 54.4 MB, 4 MiB 56-64 MB.
+STREAM_CHARS = 1 << 20
 
 
 def get_trainer(algorithm: str = "incremental", backend: str | None = None):
@@ -52,8 +60,9 @@ def get_trainer(algorithm: str = "incremental", backend: str | None = None):
     return _backend.compiled(backend) or incremental
 
 
-def _check_covered(text, pattern, specials, chunk_counts) -> None:
-    """Refuse training when ``pattern`` left some text out of the chunks (it would learn from part of it)."""
+def _check_covered(text, pattern, specials, chunk_counts, first: int = 0) -> None:
+    """Refuse training when ``pattern`` left some text out of the chunks (it would learn from part of it);
+    ``first``: the number of the first document in ``text`` (a batch of a stream)."""
     docs = [text] if isinstance(text, str) else text
     counted = sum(len(chunk) * n for chunk, n in chunk_counts.items())
     pieces = [(k, piece) for k, doc in enumerate(docs) for piece in ordinary_pieces(doc, specials)]
@@ -62,7 +71,47 @@ def _check_covered(text, pattern, specials, chunk_counts) -> None:
     for k, piece in pieces:
         at = uncovered(piece, pattern)
         if at is not None:
-            raise uncovered_error(piece, at, pattern, f"a piece of document {k}")
+            raise uncovered_error(piece, at, pattern, f"a piece of document {first + k}")
+
+
+def _count_docs(tally, docs, pattern, specials, normalize, first: int = 0, check: bool = True):
+    """``tally.count`` of ``docs`` (a str, or a list of documents: all of them, or one batch
+    of a stream whose first is document number ``first``), each document put in the
+    ``normalize`` form, lone surrogates as U+FFFD, a custom pattern checked to cover it all.
+
+    >>> tally = ChunkTally("gpt4", backend="python")
+    >>> _count_docs(tally, ["ab ab"], "gpt4", [], None) == {b"ab": 1, b" ab": 1}
+    True
+    """
+    if check_form(normalize) is not None:  # before pre-tokenization, as encode does
+        docs = normalize_text(docs, normalize) if isinstance(docs, str) else [normalize_text(d, normalize) for d in docs]
+    try:
+        chunk_counts = tally.count(docs)
+    except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encode does (rare, so only then)
+        docs = replace_surrogates(docs) if isinstance(docs, str) else [replace_surrogates(d) for d in docs]
+        chunk_counts = tally.count(docs)
+    if check and pattern is not None and pattern not in PATTERNS.values():  # the readable split's: a dict
+        _check_covered(docs, pattern, specials, chunk_counts, first)
+    return chunk_counts
+
+
+def _count_text(text, pattern, specials, workers, counting, normalize, check: bool = True):
+    """Chunk counts of all of ``text`` (bytes -> count), and what ``_why_short`` may look at:
+    ``text`` itself when it is held (a str, a list, a tuple); else it streams, read once
+    a batch at a time (``STREAM_CHARS``), and only a lone first document is kept.
+    ``check``: refuse a custom pattern that leaves text out (``_check_covered``).
+    """
+    tally = ChunkTally(pattern, specials, workers, backend=counting)
+    if isinstance(text, (str, list, tuple)):  # held already: counted in one go
+        tally.add(_count_docs(tally, text, pattern, specials, normalize, check=check))
+        return tally.result(), text
+    seen, first = 0, []  # documents read; the first, while it is the only one
+    per_batch = STREAM_CHARS if tally.counter is not None else 4 * resolve_workers(workers, 0) * STREAM_CHARS
+    for batch in doc_batches(text, per_batch):
+        tally.add(_count_docs(tally, batch, pattern, specials, normalize, seen, check=check))
+        first = batch[:1] if seen == 0 and len(batch) == 1 else []
+        seen += len(batch)
+    return tally.result(), first
 
 
 class StoppedShort(UserWarning):
@@ -87,7 +136,11 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
           min_frequency=2, max_token_length=None, progress=None, processes=None, start_from=None) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
 
-    ``text``: a str or an iterable of documents (str). Files and folders:
+    ``text``: a str or an iterable of documents (str). A list or tuple is counted in
+    one go; any other iterable (a generator, ``read_documents(...)``) streams: it is
+    read once, counted a batch of about ``STREAM_CHARS`` characters at a time, and
+    never held whole, so memory grows with the distinct chunks, not the documents
+    (the merges are the same as from a list of the same documents). Files and folders:
     ``train(read_documents("corpus/", text_field="text"), ...)`` reads them as the
     YAML trainer and ``pack`` do (``documents.py``: ``.txt``, each ``.jsonl`` line's
     ``text_field``, a parquet column, a folder with a ``glob``, ``"-"`` for stdin).
@@ -162,19 +215,8 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     check_specials_normalized(specials, check_form(normalize))  # refused now, not after training
     backend = _backend.resolve_backend(backend)  # once: what every step below runs on
     impl = get_trainer(algorithm, backend)
-    if not isinstance(text, str):
-        text = list(text)  # a generator is read once; counting may need it twice (surrogates, coverage)
-    if check_form(normalize) is not None:  # before pre-tokenization, as encode does
-        text = normalize_text(text, normalize) if isinstance(text, str) else [normalize_text(d, normalize) for d in text]
-
     counting = backend if algorithm == "incremental" else "python"  # the textbook counts as it reads
-    try:
-        chunk_counts = count_chunk_bytes(text, pattern, specials, workers, backend=counting)
-    except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encode does (rare, so only then)
-        text = replace_surrogates(text) if isinstance(text, str) else [replace_surrogates(d) for d in text]
-        chunk_counts = count_chunk_bytes(text, pattern, specials, workers, backend=counting)
-    if pattern is not None and pattern not in PATTERNS.values():
-        _check_covered(text, pattern, specials, chunk_counts)
+    chunk_counts, text = _count_text(text, pattern, specials, workers, counting, normalize)
     with progress_bar(False if (verbose or n_merges == 0) else progress, total=n_merges, desc="merges",
                       unit="merge") as bar:
         merges = impl.train_merges(chunk_counts, n_merges, verbose=verbose, progress=bar.update,
@@ -258,12 +300,9 @@ def _extend(base: Tokenizer, text, vocab_size: int, special_tokens, *, backend, 
     if n_merges < 0:
         raise ValueError(f"vocab_size {vocab_size:,} is below the base's highest id + 1 ({first:,}) "
                          f"plus {len(new_specials)} new special tokens")
-    docs = [text] if isinstance(text, str) else list(text)
-    if base.normalize is not None:
-        docs = [normalize_text(d, base.normalize) for d in docs]
-    docs = [replace_surrogates(d) for d in docs]
     specials = list(base.special_tokens) + new_specials  # kept out of the chunks
-    chunk_counts = count_chunk_bytes(docs, base.pattern, specials, workers, backend=backend)
+    # the base's pattern is trusted to cover the text, as encode does: no coverage check
+    chunk_counts, text = _count_text(text, base.pattern, specials, workers, backend, base.normalize, check=False)
     ranks = base._ranks  # bytes -> id, ordinary tokens only
     # each unique chunk as the base's ids: list[list[int]], and its count
     words = [bpe_encode_chunk(chunk, ranks) for chunk in chunk_counts]

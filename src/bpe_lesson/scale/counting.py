@@ -21,6 +21,7 @@ from itertools import accumulate
 import regex
 
 from .._internal.checks import renamed
+from ..chunks import add_counts as _add
 from ..chunks import compiled_counter
 from ..patterns import GPT4_PATTERN, compile_pattern, ordinary_pieces, special_regex
 
@@ -238,12 +239,3 @@ class CountingPool:
     def __exit__(self, *exc):
         self.close()
 
-
-def _add(total: dict, part: dict) -> None:
-    """total += part, key by key (the reduce step)."""
-    if not total:
-        total.update(part)
-        return
-    get = total.get
-    for chunk, c in part.items():
-        total[chunk] = get(chunk, 0) + c
