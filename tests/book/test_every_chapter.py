@@ -95,3 +95,13 @@ def test_no_stored_output_shows_a_float_to_its_last_bits(name):
                     too_long.append(f"cell {i}: {m.group(0)}")
     assert not too_long, (f"{name}: floats shown to more than {MAX_DIGITS} significant digits "
                           f"(round them to what the text needs): {too_long[:5]}")
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_no_stored_output_writes_to_stderr(name):
+    """A warning in a stored output fails `make book` (-W, myst-nb's stderr check) and shows
+    the reader a traceback line: silence it where the chapter means it, or avoid it."""
+    cells = load(name)["cells"]
+    noisy = [(i, "".join(o["text"])[:120]) for i, c in enumerate(cells) for o in c.get("outputs", [])
+             if o.get("output_type") == "stream" and o.get("name") == "stderr"]
+    assert not noisy, f"{name}: stderr in cell(s) {noisy}"
