@@ -58,16 +58,6 @@ def _show(args):
     return ", ".join([args[0]] + [repr(a) if len(repr(a)) <= 40 else repr(a)[:37] + "..." for a in args[1:]])
 
 
-def _safe(hint):
-    """A hint that says nothing, rather than crash, when the reader's value is of another kind."""
-    def safe(args, want, got):
-        try:
-            return hint(args, want, got)
-        except Exception:
-            return None
-    return safe
-
-
 def _same_items(want, got):
     return sorted(got) == sorted(want)
 
@@ -115,7 +105,7 @@ def check_healing(extensions):
     the prompt's last token and are longer: what a model could have written there."""
     compare(_on_vocabulary(extensions), _on_vocabulary(extending), _healing_cases("ex-tok-healing"),
             kind=(list, tuple, set), equal=_same_items, shrink=_keep_name, show=_show,
-            valid=lambda args: bool(vocabulary(args[0]).encode(args[1])), hint=_safe(_healing_hint))
+            valid=lambda args: bool(vocabulary(args[0]).encode(args[1])), hint=_healing_hint)
 
 
 # ---------------------------------------------------------------- ex-tok-digits
@@ -144,10 +134,10 @@ def check_digits(digit_groups):
         reference = functools.partial(_cut, tok)
         reference.__name__ = name
         compare(digit_groups, reference, _digit_cases("ex-tok-digits", salt), kind=list,
-                hint=_safe(lambda args, want, got: (
+                hint=lambda args, want, got: (
                     None if not isinstance(got, list) else
                     "GPT-4 cuts from the left: 3 digits, 3 digits, ... and what is left at the end"
-                    if "".join(got) == args[0] else "the pieces must join back into the digits")))
+                    if "".join(got) == args[0] else "the pieces must join back into the digits"))
 
 
 # ---------------------------------------------------------------- ex-tok-letters
@@ -197,9 +187,9 @@ def check_letters(letter_tokens):
     index of the token that holds its first byte."""
     compare(_on_vocabulary(letter_tokens), _on_vocabulary(letter_places), _letter_cases("ex-tok-letters"),
             kind=list, shrink=_keep_name, show=_show, valid=lambda args: len(args[2]) == 1,
-            hint=_safe(lambda args, want, got: (
+            hint=lambda args, want, got: (
                 f"{len(want)} occurrence(s) of {args[2]!r}: one index each" if len(got) != len(want) else
-                "count byte offsets (a token may end inside a character's bytes)")))
+                "count byte offsets (a token may end inside a character's bytes)"))
 
 
 # ---------------------------------------------------------------- ex-tok-premium
@@ -250,7 +240,7 @@ def _premium_hint(args, want, got):
 def check_premium(premium):
     """``premium(tok, texts)`` -> {language: tokens of its text / tokens of the English text}."""
     compare(_on_vocabulary(premium), _on_vocabulary(premiums), _premium_cases("ex-tok-premium"), kind=dict,
-            equal=_close, shrink=_keep_name, show=_show, hint=_safe(_premium_hint),
+            equal=_close, shrink=_keep_name, show=_show, hint=_premium_hint,
             valid=lambda args: "English" in args[1] and bool(vocabulary(args[0]).encode(args[1]["English"])))
 
 
@@ -319,6 +309,6 @@ def check_unreachable(unreachable):
     """``unreachable(ranks)`` -> the tokens whose own bytes the rank loop does not encode to themselves."""
     compare(unreachable, unreachable_by_loop, _unreachable_cases("ex-tok-unreachable"),
             kind=(list, tuple, set), equal=_same_items, shrink=_shrink_ranks, show=_show_ranks,
-            hint=_safe(lambda args, want, got: (
+            hint=lambda args, want, got: (
                 "give the tokens' bytes, of two bytes or more" if any(not isinstance(t, bytes) for t in got)
-                else "join the lowest-ranked pair, leftmost on a tie, until no pair is a token")))
+                else "join the lowest-ranked pair, leftmost on a tie, until no pair is a token"))
