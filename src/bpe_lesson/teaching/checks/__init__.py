@@ -16,17 +16,14 @@ What this module does not do: hold the solutions (the notebooks do, folded away)
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import pkgutil
-import signal
-import threading
 import warnings
 
 from ..._internal.optional import optional_import
 from ...trainer import StoppedShort
 from . import _calls
-from ._calls import Generated, ReaderError, TooSlow, call, compare  # noqa: F401  (the chapters' modules use them)
+from ._calls import Generated, ReaderError, Shown, Table, TooSlow, alarm, call, compare, size  # noqa: F401  (the chapters' modules use them)
 
 CHECKS = {}  # exercise label -> function(solution, ...) that raises AssertionError when it is wrong
 
@@ -79,7 +76,7 @@ def grade(label: str, *solution, time_limit: float | None = None, **kwargs) -> N
     _calls.STATS[label] = 0
     message = None
     try:
-        with _timer(limit), warnings.catch_warnings():
+        with alarm(limit, TooSlow), warnings.catch_warnings():
             # the cases ask the package's trainer for more ids than short texts give, on purpose
             warnings.simplefilter("ignore", StoppedShort)
             CHECKS[label](*solution, **kwargs)
@@ -133,30 +130,6 @@ def _raised_in(e: BaseException, solution) -> bool:
 def _where(e: BaseException) -> str:
     tb = _innermost(e)
     return "" if tb is None else f" (in {tb.tb_frame.f_code.co_name}, line {tb.tb_lineno})"
-
-
-@contextlib.contextmanager
-def _timer(seconds: float):
-    """SIGALRM after ``seconds`` raises TooSlow in the running code (main thread, POSIX);
-    elsewhere no limit is set."""
-    usable = (seconds and seconds > 0 and hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
-    if not usable:
-        yield
-        return
-
-    def _fire(signum, frame):
-        raise TooSlow()
-
-    previous = signal.signal(signal.SIGALRM, _fire)
-    # then every half second: a TooSlow raised while a finalizer runs is lost ("Exception
-    # ignored in __del__"), and the next one must still stop the reader's code
-    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 # the graders compare with tiktoken, and the fine-tuning ones with torch: both come with the

@@ -3,18 +3,27 @@
 ``call`` runs the reader's function so that a crash reads as a failed check.
 ``compare`` is the differential grader every check uses: the reader's function and
 the package's (the *reference*) on the same inputs, hand-picked ones first, then
-generated ones (seeded, so a failure reproduces). On the first disagreement it
+``MIN_GENERATED`` generated ones, which ``compare`` itself draws from the check's
+generator with a ``random.Random`` seeded from the exercise label (so a failure
+reproduces, and no check counts or seeds its own). On the first disagreement it
 shrinks the input to a smaller one that still disagrees and fails in three lines:
-the input, what the package gives, what the reader's code gave.
+the input, what the package gives, what the reader's code gave. ``Shown`` is the one
+kind of argument that prints by its name and is never copied (``Table``: a dict);
+``alarm`` is the one timer (``grade``'s time limit, a trainer's CPU-time bound).
 
-What this module does not do: register checks (the chapter modules do), generate
-inputs (``_gen.py`` does), or impose the time limit (``grade`` does).
+What this module does not do: register checks (the chapter modules do), build
+inputs (``_gen.py`` does), or decide the time limit (``grade`` does).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import signal
+import threading
 import types
+
+from . import _gen
 
 STATS = {}     # exercise label -> number of generated cases its last grading compared
 _CURRENT = []  # the label being graded (grade() pushes it), so compare() can count for it
@@ -180,12 +189,16 @@ def _shrink_args(args):
             yield args[:i] + (s,) + args[i + 1:]
 
 
-def compare(reader, reference, cases, *, label=None, equal=None, shrink=None, valid=None,
-            show=None, kind=None, pure=True, hint=None):
-    """Compare ``reader(*args)`` with ``reference(*args)`` for every ``args`` in ``cases``.
+def compare(reader, reference, cases=(), *, generate=None, seed=None, order=None, then=(), label=None,
+            equal=None, shrink=None, valid=None, show=None, kind=None, pure=True, hint=None):
+    """Compare ``reader(*args)`` with ``reference(*args)`` on hand-picked and generated ``args``.
 
-    ``cases`` yields argument tuples; a tuple may be wrapped as ``Generated(args)`` to
-    count towards the 200 generated cases a check must compare. ``equal(want, got)``
+    ``cases`` are hand-picked argument tuples, compared first. ``generate(rng)`` returns one
+    generated argument tuple: compare draws ``MIN_GENERATED`` of them, with one
+    ``random.Random`` seeded from the label (``seed=(label, salt)`` names another), sorted by
+    ``order`` when given (a key: small inputs first, so a failure shows on a small one), then
+    compares ``then``, hand-picked cases that go last (a large real input, slow to shrink).
+    A tuple of ``cases`` wrapped as ``Generated(args)`` counts as generated too. ``equal(want, got)``
     decides agreement (default ``==`` after ``kind`` is checked); ``shrink(args)``
     yields smaller candidates (default: shrink each argument structurally);
     ``valid(args)`` says a candidate is a legal input (default: the reference
@@ -207,6 +220,8 @@ def compare(reader, reference, cases, *, label=None, equal=None, shrink=None, va
     def disagrees(args):  # None, or (want, got, why) on these arguments
         return _disagreement(reader, reference, args, equal, kind, pure)
 
+    if generate is not None:
+        cases = [*cases, *_generated(generate, seed or (label,), order), *then]
     for args in cases:
         generated = isinstance(args, Generated)
         args = tuple(args.args) if generated else tuple(args)
@@ -243,6 +258,85 @@ class Generated:
 
     def __init__(self, *args):
         self.args = args
+
+
+def _generated(generate, seed, order):
+    """``MIN_GENERATED`` cases from ``generate``, seeded by ``seed`` (label, or label and salt).
+
+    >>> cases = _generated(lambda rng: (rng.randrange(9),), ("ex-demo",), None)
+    >>> len(cases) == MIN_GENERATED, cases[0].args == (_gen.rng_for("ex-demo").randrange(9),)
+    (True, True)
+    """
+    rng = _gen.rng_for(*seed)
+    cases = [Generated(*generate(rng)) for _ in range(MIN_GENERATED)]
+    return sorted(cases, key=lambda g: order(*g.args)) if order else cases
+
+
+def size(*args) -> int:
+    """How big an input is (lengths, nested), to try small cases first: ``order=size``.
+
+    >>> size([1, 2], "abc"), size({"ab": 1}), size(5)
+    (5, 1, 0)
+    """
+    if len(args) != 1:
+        return sum(size(a) for a in args)
+    value = args[0]
+    if isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
+        return len(value) + sum(size(v) for v in value if not isinstance(v, (str, bytes, int)))
+    return 0
+
+
+class Shown:
+    """What a failure prints by its name and ``compare`` never copies: a large argument (GPT-4's
+    ranks, an encoder) the reader reads but should not see spelled out. Its subclasses say what the
+    value is (``Table``: a dict); ``name`` is what a failure prints.
+    """
+
+    name = "a value"
+
+    def __repr__(self):
+        return self.name
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class Table(Shown, dict):
+    """A dict (a rank table, a vocabulary) printed by its name and never copied for a case.
+
+    >>> t = Table({b"a": 0}, "tiny"); t[b"a"], t, copy.deepcopy(t) is t, isinstance(t, dict)
+    (0, tiny, True, True)
+    """
+
+    def __init__(self, items=(), name=None):
+        super().__init__(items)
+        self.name = name
+
+
+@contextlib.contextmanager
+def alarm(seconds: float, error: type, cpu: bool = False):
+    """Raise ``error`` in the running code after ``seconds`` of real time (or of CPU time, ``cpu``),
+    then every half second: a signal raised while a finalizer runs is lost ("Exception ignored in
+    __del__"), and the next one must still stop the code. Main thread, POSIX; elsewhere no limit.
+    ``grade``'s limit uses real time and a trainer's bound CPU time, so the two do not meet.
+    """
+    which, signum = (("ITIMER_PROF", "SIGPROF") if cpu else ("ITIMER_REAL", "SIGALRM"))
+    usable = (seconds and seconds > 0 and hasattr(signal, which)
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def _fire(signum, frame):
+        raise error()
+
+    previous = signal.signal(getattr(signal, signum), _fire)
+    signal.setitimer(getattr(signal, which), seconds, 0.5)
+    try:
+        yield
+    finally:
+        signal.setitimer(getattr(signal, which), 0)
+        signal.signal(getattr(signal, signum), previous)
 
 
 _RAISED = object()

@@ -17,11 +17,8 @@ What this module does not do: hold the solutions (the chapter does, folded away)
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import random
-import signal
-import threading
 import time
 import tracemalloc
 
@@ -29,7 +26,7 @@ from .... import incremental, textbook
 from ....patterns import GPT4_PATTERN, split_chunks
 from ....trainer import train as package_train
 from ... import samples
-from .. import Generated, _gen, call, check, compare
+from .. import Generated, _gen, alarm, call, check, compare
 from .._calls import _name, _shown
 
 
@@ -264,33 +261,13 @@ class _OverBound(BaseException):
     """Raised in the reader's trainer once it has used more CPU time than the bound allows."""
 
 
-@contextlib.contextmanager
-def _cpu_deadline(seconds: float):
-    """Stop the code inside after ``seconds`` of CPU time (SIGPROF; grade's own limit uses the real-time
-    timer, so the two do not meet). Where no such timer exists, no deadline is set."""
-    if not hasattr(signal, "ITIMER_PROF") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _fire(signum, frame):
-        raise _OverBound()
-
-    previous = signal.signal(signal.SIGPROF, _fire)
-    signal.setitimer(signal.ITIMER_PROF, seconds, 0.5)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
-
-
 def _check_heap(train):
     """The time bound again, where a linear scan for the best pair is far slower than a heap."""
     text = flat_text()
     want, t_ref = timed(_package_python, text, FLAT_VOCAB)
     t0, stopped = time.perf_counter(), False
     try:
-        with _cpu_deadline(1.2 * TIME_BOUND * t_ref):  # past the bound (CPU time), the answer is known
+        with alarm(1.2 * TIME_BOUND * t_ref, _OverBound, cpu=True):  # past the bound (CPU time), the answer is known
             got = call(train, text, FLAT_VOCAB)
     except _OverBound:
         got, stopped = want, True
