@@ -9,6 +9,7 @@ from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
 from bpe_lesson import incremental, textbook
 from bpe_lesson.teaching.checks import training_fast as tf
 from bpe_lesson.teaching.checks import training_fast_update as tfu
+from bpe_lesson.teaching.checks._calls import _generated
 
 
 # ---------------------------------------------------------------- ex-fast-pop-best
@@ -419,7 +420,7 @@ def test_wrong_solution_fails(label, solution):
 
 def test_generated_words_hold_a_pair_several_times():
     """The delta cases reach the places merge order matters: a pair at least twice in one word, overlapping."""
-    cases = [c.args for c in tf._delta_cases("ex-fast-delta") if isinstance(c, tf.Generated)]
+    cases = [c.args for c in _generated(tf._delta_case, ("ex-fast-delta",), None)]
     twice = [w for w, p, _ in cases if sum(q == p for q in zip(w, w[1:])) >= 2]
     overlapping = [w for w, p, _ in cases if p[0] == p[1] and any(
         w[i] == w[i + 1] == w[i + 2] == p[0] for i in range(len(w) - 2))]

@@ -23,7 +23,7 @@ import warnings
 from ..._internal.optional import optional_import
 from ...trainer import StoppedShort
 from . import _calls
-from ._calls import Generated, ReaderError, Shown, Table, TooSlow, alarm, call, compare, size  # noqa: F401  (the chapters' modules use them)
+from ._calls import Generated, ReaderError, Shown, Table, TooSlow, alarm, by_size, call, compare  # noqa: F401  (the chapters' modules use them)
 
 CHECKS = {}  # exercise label -> function(solution, ...) that raises AssertionError when it is wrong
 

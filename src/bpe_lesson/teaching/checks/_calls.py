@@ -194,7 +194,7 @@ def compare(reader, reference, cases=(), *, generate=None, seed=None, order=None
     """Compare ``reader(*args)`` with ``reference(*args)`` on hand-picked and generated ``args``.
 
     ``cases`` are hand-picked argument tuples, compared first. ``generate(rng)`` returns one
-    generated argument tuple: compare draws ``MIN_GENERATED`` of them, with one
+    generated argument tuple (or None: no legal input, draw again): compare draws ``MIN_GENERATED`` of them, with one
     ``random.Random`` seeded from the label (``seed=(label, salt)`` names another), sorted by
     ``order`` when given (a key: small inputs first, so a failure shows on a small one), then
     compares ``then``, hand-picked cases that go last (a large real input, slow to shrink).
@@ -268,21 +268,25 @@ def _generated(generate, seed, order):
     (True, True)
     """
     rng = _gen.rng_for(*seed)
-    cases = [Generated(*generate(rng)) for _ in range(MIN_GENERATED)]
+    cases = []
+    while len(cases) < MIN_GENERATED:
+        args = generate(rng)  # None: this draw is no legal input, draw again
+        if args is not None:
+            cases.append(Generated(*args))
     return sorted(cases, key=lambda g: order(*g.args)) if order else cases
 
 
-def size(*args) -> int:
-    """How big an input is (lengths, nested), to try small cases first: ``order=size``.
+def by_size(*args) -> int:
+    """How big an input is (lengths, nested), to try small cases first: ``order=by_size``.
 
-    >>> size([1, 2], "abc"), size({"ab": 1}), size(5)
+    >>> by_size([1, 2], "abc"), by_size({"ab": 1}), by_size(5)
     (5, 1, 0)
     """
     if len(args) != 1:
-        return sum(size(a) for a in args)
+        return sum(by_size(a) for a in args)
     value = args[0]
     if isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
-        return len(value) + sum(size(v) for v in value if not isinstance(v, (str, bytes, int)))
+        return len(value) + sum(by_size(v) for v in value if not isinstance(v, (str, bytes, int)))
     return 0
 
 

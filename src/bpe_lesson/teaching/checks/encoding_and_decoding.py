@@ -187,16 +187,17 @@ def _chunk(rng, table):
     return b"".join(rng.choice(tokens) * (rng.randint(1, 3) if rng.random() < 0.3 else 1) for _ in range(n))
 
 
-def _rank_cases(label):
+def _rank_cases():
     yield from [(b"aaa", BYTES | {b"aa": 256}), (b"abcd", BYTES | {b"ab": 256, b"bc": 257, b"cd": 258,
                                                                      b"abc": 259}),
                 (b"abcd", BYTES | {b"bc": 256, b"ab": 257, b"cd": 258}), (b"", BYTES), (b"a", BYTES),
                 (b"abab", BYTES | {b"ab": 257, b"aba": 256}),  # order matters: join one at a time
                 (b"aaaa", BYTES | {b"aa": 256, b"aaa": 257})]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        table = _table(rng)
-        yield Generated(_chunk(rng, table), table)
+
+
+def _rank_case(rng):
+    table = _table(rng)
+    return _chunk(rng, table), table
 
 
 def _shrink_rank(args):
@@ -225,7 +226,7 @@ def _cl100k():
 
 @check("ex-encode-rank")
 def _rank(rank_encode):
-    compare(rank_encode, bpe_encode_chunk, _rank_cases("ex-encode-rank"), kind=list,
+    compare(rank_encode, bpe_encode_chunk, _rank_cases(), generate=_rank_case, kind=list,
             shrink=_shrink_rank, valid=lambda args: _reachable(args[1]),
             show=lambda args: f"{args[0]!r}, {_tokens_shown(args[1])}",
             hint=lambda args, want, got: "join one pair at a time (lowest rank, leftmost), "
@@ -285,14 +286,15 @@ def _broken_pieces(rng):
     return _gen.split_points(rng, data, 6)
 
 
-def _replace_cases(label):
+def _replace_cases():
     euro = "€".encode()
     yield from [([0xE2, 0x82], BYTES_VOCAB), ([], {}), *[_vocab_for([b]) for b in BROKEN],
                 _vocab_for([b"a\xe2", b"\x82", b"\xffb"]), _vocab_for([euro[:1], euro[1:]]),
                 _vocab_for([b"ok", b"\xf0\x9f\x98", b"\x80!"]), _vocab_for([b"\xf0\x9f\x98", b"a"])]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        yield Generated(*_vocab_for(_broken_pieces(rng)))
+
+
+def _replace_case(rng):
+    return tuple(_vocab_for(_broken_pieces(rng)))
 
 
 def _shrink_ids(args):
@@ -327,7 +329,7 @@ def _pieces_shown(args) -> str:
 @check("ex-decode-replace")
 def _replace(decode):
     assert decode_replace([0xE2, 0x82], BYTES_VOCAB) == Tokenizer([]).decode([0xE2, 0x82])  # the anchor
-    compare(decode, decode_replace, _replace_cases("ex-decode-replace"), kind=str, shrink=_shrink_ids,
+    compare(decode, decode_replace, _replace_cases(), generate=_replace_case, kind=str, shrink=_shrink_ids,
             show=_pieces_shown,
             hint=lambda args, want, got: "join the bytes first; one U+FFFD per bad stretch, "
                                          "from the error's start to its end")
@@ -367,7 +369,7 @@ def _stream_pieces(rng):
     return _gen.split_points(rng, data, max(2, len(data) // 2))
 
 
-def _stream_cases(label):
+def _stream_cases():
     p = "П".encode()
     yield from [_vocab_for([b"a" + p[:1], p[1:], b"b"]), ([], {}), _vocab_for([b"abc"]),
                 _vocab_for([b"\xf0", b"\x9f", b"\x98", b"\x80", b"!"]),
@@ -378,9 +380,10 @@ def _stream_cases(label):
         b = c.encode()
         for k in range(1, len(b)):
             yield _vocab_for([b"x" + b[:k], b[k:] + b"y"])
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        yield Generated(*_vocab_for(_stream_pieces(rng)))
+
+
+def _stream_case(rng):
+    return tuple(_vocab_for(_stream_pieces(rng)))
 
 
 def _as_pieces(decode_stream):
@@ -411,5 +414,5 @@ def _stream_hint(args, want, got):
 
 @check("ex-decode-stream")
 def _stream(decode_stream):
-    compare(_as_pieces(decode_stream), stream_pieces, _stream_cases("ex-decode-stream"), kind=list,
+    compare(_as_pieces(decode_stream), stream_pieces, _stream_cases(), generate=_stream_case, kind=list,
             shrink=_shrink_ids, valid=_valid_stream, show=_pieces_shown, hint=_stream_hint)

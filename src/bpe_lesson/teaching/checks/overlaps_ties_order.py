@@ -90,20 +90,21 @@ def count_and_gain(words, pair) -> tuple[int, int]:
     return f, g
 
 
-def _gain_cases(label):
+def _gain_cases():
     a, b = ord("a"), ord("b")
     yield from [({(a, a): 1}, (a, a)), ({(a, a, a): 1}, (a, a)), ({(a, a, a, a): 2}, (a, a)),
                 ({(a, a, a, a, a): 1}, (a, a)), ({(a, b, a, b): 3, (99, a, b): 2}, (a, b)),
                 ({(a, a, b, a, a): 2}, (a, a)), ({(a, a, a): 3, (b, a, a, a, b): 2}, (a, a)),
                 ({}, (a, a)), ({(a,): 5}, (a, a)), ({(b, b, b): 4}, (a, a)), ({(a,): 1, (a, b): 1}, (a, a))]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        words = {}
-        for _ in range(rng.randint(0, 4)):
-            w = tuple(_gen.ids(rng, 12 if rng.random() > 0.05 else 40, alphabet=rng.choice([1, 2, 3])))
-            words[w] = rng.choice([1, 1, 2, 3, 5])
-        pair = rng.choice([(97, 97), (97, 97), (97, 98), (98, 97), (98, 98)])
-        yield Generated(words, pair)
+
+
+def _gain_case(rng):
+    words = {}
+    for _ in range(rng.randint(0, 4)):
+        w = tuple(_gen.ids(rng, 12 if rng.random() > 0.05 else 40, alphabet=rng.choice([1, 2, 3])))
+        words[w] = rng.choice([1, 1, 2, 3, 5])
+    pair = rng.choice([(97, 97), (97, 97), (97, 98), (98, 97), (98, 98)])
+    return words, pair
 
 
 def _words_shown(args) -> str:
@@ -122,7 +123,7 @@ def _gain_hint(args, want, got):
 
 @check("ex-overlaps-gain")
 def _gain(f_and_g):
-    compare(f_and_g, count_and_gain, _gain_cases("ex-overlaps-gain"), kind=tuple, show=_words_shown,
+    compare(f_and_g, count_and_gain, _gain_cases(), generate=_gain_case, kind=tuple, show=_words_shown,
             hint=_gain_hint)
 
 
@@ -145,22 +146,23 @@ def rule_pick(counts, vocab):
     return min(p for p, c in candidates.items() if c == top)
 
 
-def _rule_cases(label):
+def _rule_cases():
     base, hand = vocab_from_merges(), vocab_from_merges(HAND)
     words = {tuple(w): c for w, c in _prose_chunks().items()}
     yield from [({(99, 98): 8, (98, 98): 8, (98, 99): 4}, base), ({(98, 98): 8, (99, 98): 8}, base),
                 ({(97, 98): 1}, base), ({}, base), ({(97, 98): 2}, base), ({(97, 98): 3, (98, 97): 3}, base),
                 ({(97, 256): 5, (120, 121): 3}, hand), ({(97, 256): 5, (120, 121): 1}, hand),
                 ({(257, 99): 4, (97, 256): 4, (256, 97): 2}, hand), (dict(textbook.count_pairs(words)), base)]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        merges = _random_merges(rng)
-        vocab = vocab_from_merges(merges)
-        ids = [97, 98, 99] + [i for _, i in merges]
-        counts = {}
-        for _ in range(rng.randint(0, 6)):
-            counts[(rng.choice(ids), rng.choice(ids))] = rng.choice([1, 1, 2, 2, 2, 3, 3, 4])
-        yield Generated(counts, vocab)
+
+
+def _rule_case(rng):
+    merges = _random_merges(rng)
+    vocab = vocab_from_merges(merges)
+    ids = [97, 98, 99] + [i for _, i in merges]
+    counts = {}
+    for _ in range(rng.randint(0, 6)):
+        counts[(rng.choice(ids), rng.choice(ids))] = rng.choice([1, 1, 2, 2, 2, 3, 3, 4])
+    return counts, vocab
 
 
 def _shrink_counts(args):
@@ -178,7 +180,7 @@ def _counts_shown(args) -> str:
 
 @check("ex-overlaps-rule")
 def _pick(pick):
-    compare(pick, rule_pick, _rule_cases("ex-overlaps-rule"), kind=(tuple, type(None)),
+    compare(pick, rule_pick, _rule_cases(), generate=_rule_case, kind=(tuple, type(None)),
             shrink=_shrink_counts, show=_counts_shown,
             hint=lambda args, want, got: "skip pairs that spell a token; stop below 2; "
                                          "ties: the smallest pair")

@@ -86,13 +86,14 @@ def _digit_text(rng):
     return "".join(parts)
 
 
-def _digit_cases(label):
+def _digit_cases():
     yield from [("1234567",), ("in 12345 ms",), ("999",), ("1000",), ("x1000000y",), ("3.14159",),
                 ("",), ("no digits here",), ("1,234,567.89",), ("①②③④",), ("٣٤٥٦",), ("x² + 1²³4",),
                 ("½ cup",), ("Ⅻ12",), ("１２３４",), ("42's", ), ("a\n12345\n", ), ("1" * 40,)]
-    rng = _gen.rng_for(label)
-    for _ in range(220):
-        yield Generated(_digit_text(rng))
+
+
+def _digit_case(rng):
+    return (_digit_text(rng),)
 
 
 @check("ex-real-digits")
@@ -107,7 +108,7 @@ def check_digits(pattern):
         return rx.findall(text)
 
     findall.__name__ = "findall"  # how the failure names the reader's side
-    compare(findall, thousands_split, _digit_cases("ex-real-digits"), kind=list,
+    compare(findall, thousands_split, _digit_cases(), generate=_digit_case, kind=list,
             hint=_digits_hint)
 
 
@@ -278,23 +279,24 @@ def _special_text(rng, specials):
     return "".join(parts)
 
 
-def _special_cases(label):
+def _special_cases():
     yield from [("a<|end|>b <|endoftext|> 12345<|im_start|>user", SPECIALS),
                 ("x<|endoftext|>y<|end", ["<|end", "<|endoftext|>"]),
                 ("<|endoftext|><|endoftext|>", ["<|endoftext|>"]), ("<|end<|endoftext|>", ["<|endoftext|>", "<|end"]),
                 ("<|endoftext|>start", ["<|endoftext|>"]), ("end<|endoftext|>", ["<|endoftext|>"]),
                 ("plain text, no special", SPECIALS), ("hi<|end|>", []), ("", ["<|endoftext|>"]),
                 ("abca", ["ab", "bca"]), ("abca", ["bca", "ab"]), ("<|endoftext", ["<|endoftext|>"])]
-    rng = _gen.rng_for(label)
-    for _ in range(230):
-        r = rng.random()
-        if r < 0.15:
-            specials = []
-        elif r < 0.4:
-            specials = rng.sample(OVERLAPPING, rng.randint(1, 3))
-        else:
-            specials = rng.sample(SPECIALS, rng.randint(1, 4))
-        yield Generated(_special_text(rng, specials), specials)
+
+
+def _special_case(rng):
+    r = rng.random()
+    if r < 0.15:
+        specials = []
+    elif r < 0.4:
+        specials = rng.sample(OVERLAPPING, rng.randint(1, 3))
+    else:
+        specials = rng.sample(SPECIALS, rng.randint(1, 4))
+    return _special_text(rng, specials), specials
 
 
 def _as_pairs(value):
@@ -303,7 +305,7 @@ def _as_pairs(value):
 
 @check("ex-real-specials")
 def check_specials(cut_specials):
-    compare(cut_specials, split_specials, _special_cases("ex-real-specials"), kind=list,
+    compare(cut_specials, split_specials, _special_cases(), generate=_special_case, kind=list,
             equal=lambda want, got: _as_pairs(got) == want,
             valid=lambda args: all(args[1]),
             hint=_specials_hint)

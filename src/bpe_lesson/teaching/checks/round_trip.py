@@ -90,15 +90,16 @@ def _vocab(rng) -> dict[int, bytes]:
     return out
 
 
-def _write_cases(label):
+def _write_cases():
     yield from [({},), ({0: b"a"},), ({1: b"b", 0: b"a"},), ({10: b"x", 9: b"y"},),
                 ({0: b"\xfb", 1: b"\xff"},), ({0: b" ", 1: b"\n", 2: b"\r\n"},),
                 ({tiktoken_io.MAX_ID: b"ab", 256: b"abc"},)]
     # the real vocabulary's longest tokens: a writer that breaks a long line (base64.encodebytes) fails here
     yield (dict(enumerate(_gen.long_real_tokens(), start=256)),)
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        yield Generated(_vocab(rng))
+
+
+def _write_case(rng):
+    return (_vocab(rng),)
 
 
 class Unreadable:
@@ -133,10 +134,10 @@ def check_write(dumps_ranks):
             return _tiktoken_reads(data, folder)
 
         read_back.__name__ = _name(dumps_ranks)
-        compare(read_back, lambda vocab: {b: i for i, b in vocab.items()}, _write_cases("ex-tiktoken-write"),
+        compare(read_back, lambda vocab: {b: i for i, b in vocab.items()}, _write_cases(), generate=_write_case,
                 kind=(dict, Unreadable),
                 hint=lambda args, want, got: "tiktoken's loader read that; a line is b64encode(token), ' ', id")
-    compare(dumps_ranks, tiktoken_io.dumps_tiktoken, _write_cases("ex-tiktoken-write"), kind=bytes,
+    compare(dumps_ranks, tiktoken_io.dumps_tiktoken, _write_cases(), generate=_write_case, kind=bytes,
             hint=_write_hint)
 
 
@@ -245,15 +246,16 @@ def _broken(rng, lines) -> bytes:
     return rng.choice([b"YQ==", b"YQ== 1 2", b"YQ== 1 #", b"0"])
 
 
-def _read_cases(label):
+def _read_cases():
     good = b"".join(base64.b64encode(bytes([i])) + b" %d\n" % i for i in range(4))
     yield from [(b"",), (b"\n",), (good,), (good + b"\nYWI= 256\n",), (good.replace(b"\n", b"\r\n"),),
                 (good[:-1],), (b"YQ==\t0\n  \nYg==  1 \n",), (b"\n\nYQ== x\n",), (b"YQ== 0\n\nYQ== 1\n",),
                 (b"YQ== 0\n\nYg== 0\n",), (b"YW*= 0\n",), (b"YQ== 4294967294\n",), (b"YQ== 4294967295\n",),
                 (b"YQ== 0\rYg== 1\r",), (b"YQ== +5\n",), (b"YQ== 0 1\n",)]
-    rng = _gen.rng_for(label)
-    for _ in range(240):
-        yield Generated(_file(rng))
+
+
+def _read_case(rng):
+    return (_file(rng),)
 
 
 def _shrink_file(args):
@@ -275,7 +277,7 @@ def check_read(parse_ranks, real=None):  # real: a real file's bytes, read last
             return Raised(str(e))
 
     outcome.__name__ = _name(parse_ranks)
-    compare(outcome, package_parse, _read_cases("ex-tiktoken-read"), equal=_same_outcome,
+    compare(outcome, package_parse, _read_cases(), generate=_read_case, equal=_same_outcome,
             shrink=_shrink_file, hint=_read_hint)
     data = real if real is not None else cl100k_lines()
     got = call(parse_ranks, data)
@@ -342,7 +344,7 @@ def _merge_table(rng):
     return token, extras
 
 
-def _last_merge_cases(label, tables):
+def _last_merge_cases(tables):
     yield from [(b"abc", {b"ab": 256, b"bc": 257, b"abc": 258}), (b"abc", {b"bc": 256, b"ab": 257, b"abc": 258}),
                 (b"abc", {b"abc": 256, b"bc": 257}), (b"hi", {b"hi": 256}), (b"h", {}),
                 (b"aaaa", {b"aa": 256, b"aaa": 257, b"aaaa": 258}), (b"aaa", {b"aa": 256, b"aaa": 257}),
@@ -351,9 +353,6 @@ def _last_merge_cases(label, tables):
         by_rank = sorted((r, t) for t, r in ranks.items() if len(t) > 1)
         for r, t in by_rank[:: max(1, len(by_rank) // 24)]:
             yield (t, name)
-    rng = _gen.rng_for(label)
-    for _ in range(220):
-        yield Generated(*_merge_table(rng))
 
 
 @check("ex-tiktoken-last-merge")
@@ -368,7 +367,7 @@ def check_last_merge(last_merge, tokenizers=None):
 
     mine.__name__ = _name(last_merge)
     compare(mine, lambda token, table: package_last_merge(token, ranks_of(table)),
-            _last_merge_cases("ex-tiktoken-last-merge", tables), kind=(tuple, type(None)),
+            _last_merge_cases(tables), generate=_merge_table, kind=(tuple, type(None)),
             valid=lambda args: isinstance(args[1], str) or args[0] in args[1] or len(args[0]) == 1,
             show=lambda args: f"{args[0]!r}, " + (f"{args[1]}'s ranks" if isinstance(args[1], str)
                                                   else f"BYTES | {args[1]!r}"),

@@ -67,21 +67,23 @@ def _layout(rng, ranks) -> bytes:
     return data + end if lines and rng.random() < 0.7 else data
 
 
-def _write_cases(label):
+def _write_cases():
     yield from [({},), ({b"a": 0},), ({b"b": 1, b"a": 0},), ({b"x": 10, b"y": 9},),
                 ({b"\xfb": 0, b"\xff": 1, b" ": 2, b"\n": 3},),
                 ({t: r for r, t in enumerate(_gen.long_real_tokens())},)]  # GPT-4's longest: one line each
-    rng = _gen.rng_for(label, 1)
-    for _ in range(210):
-        yield Generated(_small_ranks(rng))
 
 
-def _load_cases(label):
+def _write_case(rng):
+    return (_small_ranks(rng),)
+
+
+def _load_cases():
     yield from [(b"", False), (b"YQ== 0\n", False), (b"YQ== 0\n\nYg== 1\n", False), (b"YQ== 0\r\nYg== 1", False),
                 (b"Yg== 1\nYQ== 0\n", False), (b"YQ==\t7\n", False), (b"YQ== 0\nYg== 1\n", True)]
-    rng = _gen.rng_for(label)
-    for _ in range(210):
-        yield Generated(_layout(rng, _small_ranks(rng)), rng.random() < 0.2)
+
+
+def _load_case(rng):
+    return _layout(rng, _small_ranks(rng)), rng.random() < 0.2
 
 
 @check("ex-own-files")
@@ -111,13 +113,13 @@ def check_files(save_ranks, load_ranks, real_files=True):
 
         tiktoken_reads_yours.__name__ = your_bytes.__name__ = _name(save_ranks)
         your_reading.__name__ = _name(load_ranks)
-        compare(tiktoken_reads_yours, lambda ranks: ranks, _write_cases("ex-own-files"), kind=dict,
+        compare(tiktoken_reads_yours, lambda ranks: ranks, _write_cases(), generate=_write_case, seed=("ex-own-files", 1), kind=dict,
                 hint=lambda args, want, got: "tiktoken.load.load_tiktoken_bpe read this from your file")
         compare(your_bytes, lambda ranks: tiktoken_io.dumps_tiktoken({r: t for t, r in ranks.items()}),
-                _write_cases("ex-own-files"), kind=bytes,
+                _write_cases(), generate=_write_case, seed=("ex-own-files", 1), kind=bytes,
                 hint=lambda args, want, got: "one line per token in rank order (as numbers): "
                 "base64, one space, the rank, b'\\n'")
-        compare(your_reading, tiktoken_reading, _load_cases("ex-own-files"), kind=dict,
+        compare(your_reading, tiktoken_reading, _load_cases(), generate=_load_case, kind=dict,
                 show=lambda args: f"a file of {_shown(args[0], 44)}" + (", gzipped (.gz)" if args[1] else ""),
                 hint=lambda args, want, got: "skip blank lines; base64 and rank may be split by any "
                 "whitespace; open a .gz file with gzip.open")
