@@ -429,7 +429,7 @@ def test_generated_words_hold_a_pair_several_times():
 
 def test_states_have_stale_entries_and_ties():
     stale = ties = 0
-    for chunks, before, _ in (c.args for c in tfu._update_cases("ex-fast-update") if isinstance(c, tf.Generated)):
+    for chunks, before, _ in (c.args for c in _generated(tfu._update_case, ("ex-fast-update",), None)):
         s = tf.State(chunks, before)
         stale += any(s.pair_counts.get((a, b), 0) != -n for n, a, b in s.heap)
         live = sorted(c for c in s.pair_counts.values() if c >= 2)

@@ -102,24 +102,28 @@ def _replay_text(rng):
     return "".join(rng.choice(pool) for _ in range(rng.randint(0, 12)))
 
 
-def _replay_cases(label):
+def _replay_cases():
     toy = [((97, 98), 256), ((256, 99), 257)]
-    trained, held = _trained()
     yield from [("abc abcab", toy), ("a b", [((97, 32), 256)]), ("", toy), ("aaaa", [((97, 97), 256)]),
                 ("aaa", [((97, 97), 256), ((256, 97), 257)]), ("abc", HAND), (" the then", THE),
                 (" lowest", package_train(TOY, 256 + 5, algorithm="textbook").merges)]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        r = rng.random()
-        text = _replay_text(rng)
-        if r < 0.15:
-            merges = rng.choice([HAND, THE, [((97, 97), 256), ((256, 256), 257)]])
-        else:  # merges trained on this text, or on another one (then the text is new to them)
-            source = text if r < 0.5 else _replay_text(rng) + text[: rng.randint(0, len(text))]
-            counts = to_byte_counts(count_chunks([source], GPT4_PATTERN))
-            merges = textbook.train_merges(counts, rng.randint(1, 12))
-        yield Generated(text, merges)
-    yield held, trained  # last: held-out prose, and 512 merges trained on other prose
+
+
+def _replay_case(rng):
+    r = rng.random()
+    text = _replay_text(rng)
+    if r < 0.15:
+        return text, rng.choice([HAND, THE, [((97, 97), 256), ((256, 256), 257)]])
+    # merges trained on this text, or on another one (then the text is new to them)
+    source = text if r < 0.5 else _replay_text(rng) + text[: rng.randint(0, len(text))]
+    counts = to_byte_counts(count_chunks([source], GPT4_PATTERN))
+    return text, textbook.train_merges(counts, rng.randint(1, 12))
+
+
+def _held_out():
+    """Last: held-out prose, and 512 merges trained on other prose."""
+    trained, held = _trained()
+    return [(held, trained)]
 
 
 def _shrink_replay(args):
@@ -135,7 +139,7 @@ def _shrink_replay(args):
 
 @check("ex-encode-replay")
 def _encode(encode):
-    compare(encode, replay_encode, _replay_cases("ex-encode-replay"), kind=list, shrink=_shrink_replay,
+    compare(encode, replay_encode, _replay_cases(), generate=_replay_case, then=_held_out(), kind=list, shrink=_shrink_replay,
             show=lambda args: f"{_cut(args[0])}, {merges_shown(args[1])}",
             hint=lambda args, want, got: "split with GPT-4's pattern; replay the merges "
                                          "on each chunk's bytes")
