@@ -22,6 +22,7 @@ from bpe_lesson import textbook
 from bpe_lesson.patterns import GPT4_PATTERN
 from bpe_lesson.teaching.checks.your_own_tokenizer import _common, assembled
 from bpe_lesson.teaching.checks.your_own_tokenizer import split as cutting
+from bpe_lesson.teaching.checks._calls import _generated
 from bpe_lesson._internal.unicode_classes import needs_exact
 
 # ---------------------------------------------------------------- the notebook's solutions, cell by cell
@@ -1197,8 +1198,8 @@ def test_the_cutter_reference_is_tiktoken_where_tiktoken_is_defined():
     """Without a special token that is a prefix of another, the reference is tiktoken's own cut."""
     from bpe_lesson.patterns import split_specials
     n = 0
-    for args in cutting._cut_cases("ex-own-specials"):
-        args = args.args if hasattr(args, "args") else args
+    generated = _generated(cutting._cut_case, ("ex-own-specials",), None)
+    for args in [*cutting._cut_cases(), *(g.args for g in generated)]:
         text, specials, allowed, disallowed = args
         want = cutting.cut_reference(*args)
         if want is _common.RAISES or cutting._prefix_pair(specials):

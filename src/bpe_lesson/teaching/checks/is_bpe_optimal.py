@@ -20,7 +20,7 @@ import functools
 
 from ...tokenizer import Tokenizer
 from .. import optimal
-from . import Generated, _gen, check, compare
+from . import _gen, check, compare
 
 BYTES = {bytes([i]): i for i in range(256)}  # the 256 single bytes, ranked by value
 
@@ -133,8 +133,12 @@ def _shortest_hint(args, want, got):
     return "rank order and longest-first are not the fewest: take the best over every cut"
 
 
-def _shortest_cases(label):
-    runs = Ranks({b"a" * k: 254 + k for k in range(2, 7)})  # a, aa, ..., aaaaaa
+def _runs() -> Ranks:
+    return Ranks({b"a" * k: 254 + k for k in range(2, 7)})  # a, aa, ..., aaaaaa
+
+
+def _shortest_cases():
+    runs = _runs()
     yield from [
         (b"abcd", Ranks({b"bc": 256, b"ab": 257, b"cd": 258})),  # rank encoding: a bc d
         (b"abcd", Ranks({b"ab": 256, b"bcd": 257})),  # longest match first: ab c d
@@ -146,13 +150,14 @@ def _shortest_cases(label):
     for text in [" imagnumber", "floordiv", " Straßenbahnhaltestelle", "(metaclass", " прыгает"]:
         yield text.encode("utf-8"), gpt4
     yield long + b"x", gpt4
-    rng = _gen.rng_for(label)
-    for k in range(230):
-        alphabet = rng.choice(ALPHABETS)
-        ranks = _random_vocabulary(rng, alphabet)
-        yield Generated(_piece(rng, ranks, alphabet, rng.choice([6, 12, 24, 40])), ranks)
-        if k % 20 == 19:  # a long run over many short tokens: a recursion without a memo never ends
-            yield Generated(b"a" * rng.randint(50, 70), runs)
+
+
+def _shortest_case(rng):
+    if rng.random() < 1 / 21:  # a long run over many short tokens: a recursion without a memo never ends
+        return b"a" * rng.randint(50, 70), _runs()
+    alphabet = rng.choice(ALPHABETS)
+    ranks = _random_vocabulary(rng, alphabet)
+    return _piece(rng, ranks, alphabet, rng.choice([6, 12, 24, 40])), ranks
 
 
 @check("ex-opt-shortest")
@@ -161,7 +166,7 @@ def check_shortest(shortest):
 
     >>> check_shortest(optimal.shortest_encoding)   # the package's own passes
     """
-    compare(shortest, _fewest, _shortest_cases("ex-opt-shortest"), kind=list, equal=_spells,
+    compare(shortest, _fewest, _shortest_cases(), generate=_shortest_case, kind=list, equal=_spells,
             hint=_shortest_hint, shrink=_shrink_piece)
 
 
@@ -180,29 +185,30 @@ ORDER_TRAPS = [(b"aaaaabaab", 2), (b"aaaabaaab", 2), (b"aaabaaaab", 2), (b"aabaa
                (b"abbabbbbb", 2), (b"aaaaabaab", 3), (b"aabaaaaab", 3), (b"abbbbbabb", 3)]
 
 
-def _brute_cases(label):
+def _brute_cases():
     yield from [(b"abcabdbca", 2), (b"aaabaab", 2), (b"abcabc", 2), (b"aaaa", 1), (b"aaaa", 2),
                 (b"xyz", 0), (b"ab", 3), (b"", 2), (b"a", 1), (b"abab", 2), (b"aaab", 1)]
-    rng = _gen.rng_for(label)
-    for _ in range(50):  # a trap with its letters renamed (the optimum and the ties stay)
+
+
+def _brute_case(rng):
+    if rng.random() < 0.16:  # a trap with its letters renamed (the optimum and the ties stay)
         text, k = rng.choice(PRUNING_TRAPS + ORDER_TRAPS)
         names = dict(zip(b"abc", rng.sample(b"abcd", 3)))
-        yield Generated(bytes(names[c] for c in text), k)
-    for _ in range(260):
-        alphabet = rng.choice([b"ab", b"abc", b"abc", b"abcd"])
-        n, k = rng.randint(0, 10), rng.choice([1, 2, 2, 3, 3])
-        if rng.random() < 0.1:
-            n, k = rng.randint(0, 6), rng.choice([0, 4])
-        text = b""
-        r = rng.random()
-        while len(text) < n:
-            if r < 0.3:  # runs of a between single other letters: aababaaa
-                text += b"a" * rng.randint(1, 3) + bytes([rng.choice(alphabet[1:])]) * rng.choice([1, 1, 2])
-            else:  # runs and repeats make ties and overlapping counts
-                text += bytes([rng.choice(alphabet)]) * (rng.randint(2, 4) if rng.random() < 0.3 else 1)
-        if rng.random() < 0.2 and text:
-            text = (text[:3] * 4)[:n]  # a repeated motif: abcabc...
-        yield Generated(text[:n], k)
+        return bytes(names[c] for c in text), k
+    alphabet = rng.choice([b"ab", b"abc", b"abc", b"abcd"])
+    n, k = rng.randint(0, 10), rng.choice([1, 2, 2, 3, 3])
+    if rng.random() < 0.1:
+        n, k = rng.randint(0, 6), rng.choice([0, 4])
+    text = b""
+    r = rng.random()
+    while len(text) < n:
+        if r < 0.3:  # runs of a between single other letters: aababaaa
+            text += b"a" * rng.randint(1, 3) + bytes([rng.choice(alphabet[1:])]) * rng.choice([1, 1, 2])
+        else:  # runs and repeats make ties and overlapping counts
+            text += bytes([rng.choice(alphabet)]) * (rng.randint(2, 4) if rng.random() < 0.3 else 1)
+    if rng.random() < 0.2 and text:
+        text = (text[:3] * 4)[:n]  # a repeated motif: abcabc...
+    return text[:n], k
 
 
 def _brute_hint(args, want, got):
@@ -217,7 +223,7 @@ def _brute_hint(args, want, got):
 @check("ex-opt-brute")
 def check_brute(fewest_after_merges):
     """``fewest_after_merges(text, k)`` -> the fewest symbols any k merges leave ``text`` in."""
-    compare(fewest_after_merges, lambda text, k: optimal.optimal_merges(text, k)[0], _brute_cases("ex-opt-brute"),
+    compare(fewest_after_merges, lambda text, k: optimal.optimal_merges(text, k)[0], _brute_cases(), generate=_brute_case,
             kind=int, equal=lambda want, got: not isinstance(got, bool) and got == want, hint=_brute_hint)
 
 

@@ -22,7 +22,7 @@ from ...patterns import GPT4_PATTERN
 from ...ranks import vocab_from_merges
 from ...trainer import train as full_train
 from .. import samples
-from . import Generated, _calls, _gen, check, compare
+from . import _calls, _gen, check, compare
 from .encoding_and_decoding import merges_shown
 
 HAND = [((98, 99), 256), ((97, 98), 257), ((257, 99), 258)]  # bc, ab, then abc = ab + c
@@ -215,24 +215,28 @@ def _train_text(rng) -> str:
     return "".join(rng.choice(pool) for _ in range(rng.randint(0, 10)))
 
 
-def _train_cases(label):
-    prose = _prose()
+def _train_cases():
     yield from [("abc abc abc", 262), ("abc abc xy xy xy", 262, HAND), ("aaabdaaabac", 259), ("", 300),
                 ("ab ab", 256), ("ab ab", 257), (" the the then", 266, THE), ("abcabc abcabc", 270, HAND),
                 ("the cat sat", 300, ())]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        text = _train_text(rng)
-        r = rng.random()
-        if r < 0.25:
-            base = ()
-        elif r < 0.5:  # merges trained on text like this one: merges of merges that fire here
-            base = reference_train(text[: rng.randint(0, len(text))] + _train_text(rng), 256 + rng.randint(1, 6))
-        else:
-            base = HAND if r < 0.7 else THE if r < 0.8 else _random_merges(rng, b"abc ")
-        yield Generated(text, 256 + len(base) + rng.randint(0, 10), base)
-    yield prose, 256 + 20  # last: five topics of real prose, from bytes and after the " the" merges
-    yield prose, 256 + len(THE) + 15, THE
+
+
+def _train_case(rng):
+    text = _train_text(rng)
+    r = rng.random()
+    if r < 0.25:
+        base = ()
+    elif r < 0.5:  # merges trained on text like this one: merges of merges that fire here
+        base = reference_train(text[: rng.randint(0, len(text))] + _train_text(rng), 256 + rng.randint(1, 6))
+    else:
+        base = HAND if r < 0.7 else THE if r < 0.8 else _random_merges(rng, b"abc ")
+    return text, 256 + len(base) + rng.randint(0, 10), base
+
+
+def _prose_last():
+    """Last: five topics of real prose, from bytes and after the " the" merges."""
+    prose = _prose()
+    return [(prose, 256 + 20), (prose, 256 + len(THE) + 15, THE)]
 
 
 def _shrink_train(args):
@@ -251,7 +255,7 @@ def _train_shown(args) -> str:
 
 @check("ex-overlaps-train")
 def _train(train):
-    compare(train, reference_train, _train_cases("ex-overlaps-train"), kind=list, equal=_same_merges,
+    compare(train, reference_train, _train_cases(), generate=_train_case, then=_prose_last(), kind=list, equal=_same_merges,
             shrink=_shrink_train, show=_train_shown,
             hint=lambda args, want, got: "apply the base merges first; new ids follow "
                                          "theirs; then pick's rule")
@@ -275,31 +279,35 @@ def realised(merges, chunks) -> bool:
     return True
 
 
-def _realised_cases(label):
-    merges, chunks = _prose_merges(), list(_prose_chunks())
+def _realised_cases():
     yield from [([((97, 97), 256)], [b"aaa"]), ([((97, 97), 256), ((256, 97), 257)], [b"aaa"]),
                 (HAND, [b"abc"]), (HAND, [b"abc", b"ab", b"bc"]), (HAND, [b"bcx", b"abd", b"abc"]),
                 ([((97, 98), 256), ((256, 99), 257)], [b"abc"]), ([((97, 98), 256), ((98, 99), 257)], [b"abc"]),
                 ([], []), ([], [b"abc"]), ([((97, 98), 256)], []), ([((97, 97), 256), ((256, 256), 257)], [b"aaa"])]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        chunks_ = [_chunk(rng) for _ in range(rng.randint(1, 4))]
-        r = rng.random()
-        if r < 0.45:  # trained on these chunks (realised), sometimes one merge more by hand
-            counts = {}
-            for c in chunks_:
-                counts[c] = counts.get(c, 0) + rng.choice([1, 2])
-            m = textbook.train_merges(counts, rng.randint(1, 6))
-            if r < 0.15:
-                m = m + _random_merges(rng)[:1]
-                m[-1] = (m[-1][0], 256 + len(m) - 1)
-        elif r < 0.65:  # trained on other chunks
-            m = textbook.train_merges({_chunk(rng): 2 for _ in range(3)}, rng.randint(1, 5))
-        else:
-            m = _random_merges(rng, n_max=4)
-        yield Generated(m, chunks_)
-    yield merges, chunks  # last: 80 merges the package trained on real prose, and its chunks
-    yield merges, chunks[:50]
+
+
+def _realised_case(rng):
+    chunks_ = [_chunk(rng) for _ in range(rng.randint(1, 4))]
+    r = rng.random()
+    if r < 0.45:  # trained on these chunks (realised), sometimes one merge more by hand
+        counts = {}
+        for c in chunks_:
+            counts[c] = counts.get(c, 0) + rng.choice([1, 2])
+        m = textbook.train_merges(counts, rng.randint(1, 6))
+        if r < 0.15:
+            m = m + _random_merges(rng)[:1]
+            m[-1] = (m[-1][0], 256 + len(m) - 1)
+    elif r < 0.65:  # trained on other chunks
+        m = textbook.train_merges({_chunk(rng): 2 for _ in range(3)}, rng.randint(1, 5))
+    else:
+        m = _random_merges(rng, n_max=4)
+    return m, chunks_
+
+
+def _prose_merges_last():
+    """Last: 80 merges the package trained on real prose, and its chunks."""
+    merges, chunks = _prose_merges(), list(_prose_chunks())
+    return [(merges, chunks), (merges, chunks[:50])]
 
 
 def _realised_shown(args) -> str:
@@ -317,7 +325,8 @@ def _shrink_realised(args):
 
 @check("ex-overlaps-realised")
 def _realised(is_realised):
-    compare(is_realised, realised, _realised_cases("ex-overlaps-realised"), kind=bool,
+    compare(is_realised, realised, _realised_cases(), generate=_realised_case, then=_prose_merges_last(),
+            kind=bool,
             shrink=_shrink_realised, show=_realised_shown,
             hint=lambda args, want, got: "replay in order; each merge must replace "
                                          "something, somewhere")
