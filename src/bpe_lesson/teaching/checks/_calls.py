@@ -21,13 +21,11 @@ import contextlib
 import copy
 import signal
 import threading
-import types
 
-from . import _gen
+from ._gen import MIN_GENERATED, Generated, draw  # noqa: F401  (MIN_GENERATED: the chapter prints it)
 
 STATS = {}     # exercise label -> number of generated cases its last grading compared
 _CURRENT = []  # the label being graded (grade() pushes it), so compare() can count for it
-MIN_GENERATED = 200
 SHRINK_BUDGET = 400  # at most this many smaller inputs are tried after a failure
 
 
@@ -80,6 +78,40 @@ def _shown(value, width: int = 64) -> str:
     """
     r = repr(value)
     return r if len(r) <= width else r[:width - 4].rstrip() + " ..."
+
+
+def _label(b: bytes) -> str:
+    """A token as a failure message shows it: its text when it is whole UTF-8, else its bytes.
+
+    >>> _label(b"ab"), _label(b"\\xe4")
+    ('ab', "b'\\\\xe4'")
+    """
+    try:
+        s = b.decode("utf-8")
+    except UnicodeDecodeError:
+        return repr(b)
+    return s if s.isprintable() and "+" not in s and "," not in s and s.strip() == s and s else repr(s)
+
+
+def merges_shown(merges, width: int = 40) -> str:
+    """A merge list in a line of at most ``width`` characters: each merge as left + right.
+
+    >>> merges_shown([((97, 98), 256), ((256, 99), 257)])
+    '[a+b, ab+c]'
+    >>> merges_shown([((97, 98), 256), ((256, 99), 257)], 8)
+    '[a+b ...]'
+    """
+    vocab = {i: bytes([i]) for i in range(256)}
+    out = []
+    for (a, b), new_id in merges:
+        left, right = vocab.get(a, b"?"), vocab.get(b, b"?")
+        vocab[new_id] = left + right
+        out.append(f"{_label(left)}+{_label(right)}")
+    shown = "[" + ", ".join(out) + "]"
+    while len(shown) > width and len(out) > 1:  # drop merges from the end until it fits
+        out.pop()
+        shown = "[" + ", ".join(out) + " ...]"
+    return shown
 
 
 def _first_difference(want, got):
@@ -166,12 +198,7 @@ def _smaller(value):
                 yield value[:i] + (s,) + value[i + 1:]
         return
     if isinstance(value, (str, bytes, list)):
-        n = len(value)
-        if n >= 2:
-            yield value[n // 2:]
-            yield value[:n // 2]
-        for i in range(n):
-            yield value[:i] + value[i + 1:]
+        yield from shorter(value)
         if isinstance(value, list):
             for i, item in enumerate(value):
                 for s in _smaller(item):
@@ -180,6 +207,20 @@ def _smaller(value):
     if isinstance(value, dict):
         for k in list(value):
             yield {j: v for j, v in value.items() if j != k}
+
+
+def shorter(seq):
+    """``seq`` shortened: its second half, its first half, then one element fewer at each place.
+
+    >>> list(shorter("abc"))
+    ['bc', 'a', 'bc', 'ac', 'ab']
+    """
+    n = len(seq)
+    if n >= 2:
+        yield seq[n // 2:]
+        yield seq[:n // 2]
+    for i in range(n):
+        yield seq[:i] + seq[i + 1:]
 
 
 def _shrink_args(args):
@@ -221,7 +262,7 @@ def compare(reader, reference, cases=(), *, generate=None, seed=None, order=None
         return _disagreement(reader, reference, args, equal, kind, pure)
 
     if generate is not None:
-        cases = [*cases, *_generated(generate, seed or (label,), order), *then]
+        cases = [*cases, *draw(generate, *(seed or (label,)), order=order), *then]
     for args in cases:
         generated = isinstance(args, Generated)
         args = tuple(args.args) if generated else tuple(args)
@@ -250,44 +291,6 @@ def compare(reader, reference, cases=(), *, generate=None, seed=None, order=None
     if _CURRENT:
         STATS[_CURRENT[-1]] = STATS.get(_CURRENT[-1], 0) + n_generated
     return n
-
-
-class Generated:
-    """One generated argument tuple (hand-picked cases are plain tuples)."""
-    __slots__ = ("args",)
-
-    def __init__(self, *args):
-        self.args = args
-
-
-def _generated(generate, seed, order):
-    """``MIN_GENERATED`` cases from ``generate``, seeded by ``seed`` (label, or label and salt).
-
-    >>> cases = _generated(lambda rng: (rng.randrange(9),), ("ex-demo",), None)
-    >>> len(cases) == MIN_GENERATED, cases[0].args == (_gen.rng_for("ex-demo").randrange(9),)
-    (True, True)
-    """
-    rng = _gen.rng_for(*seed)
-    cases = []
-    while len(cases) < MIN_GENERATED:
-        args = generate(rng)  # None: this draw is no legal input, draw again
-        if args is not None:
-            cases.append(Generated(*args))
-    return sorted(cases, key=lambda g: order(*g.args)) if order else cases
-
-
-def by_size(*args) -> int:
-    """How big an input is (lengths, nested), to try small cases first: ``order=by_size``.
-
-    >>> by_size([1, 2], "abc"), by_size({"ab": 1}), by_size(5)
-    (5, 1, 0)
-    """
-    if len(args) != 1:
-        return sum(by_size(a) for a in args)
-    value = args[0]
-    if isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
-        return len(value) + sum(by_size(v) for v in value if not isinstance(v, (str, bytes, int)))
-    return 0
 
 
 class Shown:
@@ -418,84 +421,3 @@ def _shrunk(disagrees, args, problem, shrink, valid):
                 args, problem, improved = smaller, p, True
                 break
     return args, problem
-
-
-# ---- what an exercise forbids: a call the text rules out ------------------------------------------
-
-def _own_codes(fn, seen=None):
-    """The code objects of ``fn``, of the functions nested in it, and of the functions of the same
-    module it calls by a global name (one helper deep, and so on): where the reader's code lives."""
-    seen = set() if seen is None else seen
-    fn = getattr(fn, "__func__", fn)
-    code = getattr(fn, "__code__", None)
-    if code is None or code in seen:
-        return seen
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        if c in seen:
-            continue
-        seen.add(c)
-        stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
-        for name in c.co_names:
-            g = getattr(fn, "__globals__", {}).get(name)
-            if isinstance(g, types.FunctionType) and g.__module__ == fn.__module__:
-                _own_codes(g, seen)
-    return seen
-
-
-def uses_constant(fn, value) -> bool:
-    """Whether ``value`` is a constant in the reader's code (``fn``, its nested functions, its
-    helpers): how a check sees ``errors="replace"`` where the text forbids it.
-
-    >>> uses_constant(lambda b: b.decode("utf-8", errors="replace"), "replace")
-    True
-    >>> uses_constant(lambda s: s.replace("a", "b"), "replace")
-    False
-    """
-    return any(value in c.co_consts for c in _own_codes(fn))
-
-
-class Forbidden(Exception):
-    """Raised by a tripwire: the reader's code called what the exercise forbids."""
-
-
-def called_while(fn, args, name_part: str):
-    """Call ``fn(*args)`` with every function of the reader's module whose name holds ``name_part``
-    (``merge``, say), and every such function of the package's modules it names, replaced by a
-    tripwire; the name of the first one called, or None.
-
-    >>> def merge(ids, pair, idx): return ids
-    >>> called_while(lambda ids: len(ids) - len(merge(ids, (1, 2), -1)), ([1, 2],), "merge")
-    'merge'
-    """
-    fn0 = getattr(fn, "__func__", fn)
-    space = getattr(fn0, "__globals__", {})
-    patched = []  # (namespace, name, original)
-
-    def wire(namespace, name, original):
-        def tripwire(*a, **k):
-            raise Forbidden(getattr(original, "__qualname__", name))
-        patched.append((namespace, name, original))
-        namespace[name] = tripwire
-
-    for name, value in list(space.items()):
-        if value is fn0 or name.startswith("__"):
-            continue
-        named = name.lower() + " " + str(getattr(value, "__name__", "")).lower()  # an alias keeps its __name__
-        if callable(value) and name_part in named and not isinstance(value, type):
-            wire(space, name, value)
-        elif isinstance(value, types.ModuleType) and value.__name__.startswith("bpe_lesson"):
-            for attr, member in list(vars(value).items()):
-                if isinstance(member, types.FunctionType) and name_part in attr.lower():
-                    wire(vars(value), attr, member)
-    try:
-        fn(*args)
-    except Forbidden as e:
-        return str(e)
-    except Exception:
-        return None
-    finally:
-        for namespace, name, original in reversed(patched):
-            namespace[name] = original
-    return None

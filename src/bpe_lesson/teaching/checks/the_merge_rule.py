@@ -25,7 +25,7 @@ from ... import textbook
 from ...trainer import train as package_train
 from .. import samples
 from ..replay import replay
-from . import _calls, _gen, by_size, call, check, compare
+from . import _calls, _forbidden, _gen, by_size, call, check, compare
 from ._calls import _shrink_args
 
 TOY = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
@@ -117,7 +117,7 @@ def _saving(merge_saving):
             _saving_cases(), generate=_saving_case, order=by_size, kind=int, hint=_saving_hint)
     # the text asks for one scan *without* the merged list: run it once more with every merge
     # function it could reach (the reader's own, the package's) made to fail when called
-    called = _calls.called_while(merge_saving, (list(b"aaabdaaabac"), (97, 97)), "merge")
+    called = _forbidden.called_while(merge_saving, (list(b"aaabdaaabac"), (97, 97)), "merge")
     assert called is None, (
         f"{_calls._name(merge_saving)}([97, 97, 97, 98, ...], (97, 97)) gives the right number by calling "
         f"{called}, which builds the merged list\n  the exercise asks for one scan without it\n"
