@@ -6,10 +6,14 @@ runs the check registered under that label on the reader's solution and prints
 reader's code with the package (the same merges, the same ids, the same bytes) on
 text the chapter loads, and with cases a reader can verify by hand.
 
-Each chapter has a module here (``merge_rule.py``, ...) whose functions are
+Each chapter has a module here (``the_merge_rule.py``, ...) whose functions are
 registered with ``@check("ex-...")``; every module in this folder is imported
-when this package is, so a new chapter needs no edit here. ``tests/teaching/``
-feeds each check a plausible wrong solution and expects it to fail.
+when this package is, so a new chapter needs no edit here. A chapter's module imports
+the harness, never another chapter's module: ``_calls`` (``compare``, which draws and
+seeds the generated cases; ``call``; ``Shown``/``Table``; ``alarm``), ``_gen`` (the
+generators' building blocks) and ``_reference`` (GPT-4's and GPT-4o's vocabularies,
+loaded once). ``tests/teaching/`` feeds each check plausible wrong solutions and expects
+them to fail.
 
 What this module does not do: hold the solutions (the notebooks do, folded away).
 """
@@ -23,7 +27,8 @@ import warnings
 from ..._internal.optional import optional_import
 from ...trainer import StoppedShort
 from . import _calls
-from ._calls import Generated, ReaderError, Shown, Table, TooSlow, alarm, by_size, call, compare  # noqa: F401  (the chapters' modules use them)
+from ._calls import Generated, ReaderError, Shown, Table, TooSlow, alarm, call, compare, draw, merges_shown, shorter  # noqa: F401,E501  (the chapters' modules use them)
+from ._gen import by_size  # noqa: F401  (the chapters' modules use it)
 
 CHECKS = {}  # exercise label -> function(solution, ...) that raises AssertionError when it is wrong
 

@@ -28,7 +28,7 @@ from fractions import Fraction
 
 from ...cousins import wordpiece
 from ...patterns import normalize
-from . import check, compare
+from . import check, compare, shorter
 
 
 # ---------------------------------------------------------------- ex-cousins-nfkc
@@ -199,12 +199,8 @@ def _count_cases():
 def _shrink_count(args):
     """Shorter words (halves, one letter less), then fewer pieces."""
     word, pieces = args
-    n = len(word)
-    if n >= 2:
-        yield word[n // 2:], pieces
-        yield word[:n // 2], pieces
-    for i in range(n):
-        yield word[:i] + word[i + 1:], pieces
+    for w in shorter(word):
+        yield w, pieces
     ordered = sorted(pieces)
     if len(ordered) >= 2:
         yield word, set(ordered[len(ordered) // 2:])

@@ -21,11 +21,10 @@ from ... import textbook
 from ...chunks import count_chunks, to_byte_counts
 from ...patterns import GPT4_PATTERN, split_chunks
 from ...ranks import bpe_encode_chunk, byte_pair_merge
-from ...formats.tiktoken_io import tiktoken_spec
 from ...tokenizer import Tokenizer
 from ...trainer import train as package_train
 from .. import samples
-from . import Generated, _calls, _gen, call, check, compare
+from . import _calls, _forbidden, _gen, _reference, call, check, compare, merges_shown
 
 TOY = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 HAND = [((98, 99), 256), ((97, 98), 257), ((257, 99), 258)]  # bc, ab, abc = ab + c: not realised on "abc"
@@ -39,40 +38,6 @@ def _trained():
     """(merges, held-out text): 512 merges trained on the first documents of the prose's training split."""
     train, held = samples.prose_split()
     return package_train(train[:12], vocab_size=768).merges, "\n".join(held[:2])
-
-
-def _label(b: bytes) -> str:
-    """A token as a failure message shows it: its text when it is whole UTF-8, else its bytes.
-
-    >>> _label(b"ab"), _label(b"\\xe4")
-    ('ab', "b'\\\\xe4'")
-    """
-    try:
-        s = b.decode("utf-8")
-    except UnicodeDecodeError:
-        return repr(b)
-    return s if s.isprintable() and "+" not in s and "," not in s and s.strip() == s and s else repr(s)
-
-
-def merges_shown(merges, width: int = 40) -> str:
-    """A merge list in a line of at most ``width`` characters: each merge as left + right.
-
-    >>> merges_shown([((97, 98), 256), ((256, 99), 257)])
-    '[a+b, ab+c]'
-    >>> merges_shown([((97, 98), 256), ((256, 99), 257)], 8)
-    '[a+b ...]'
-    """
-    vocab = {i: bytes([i]) for i in range(256)}
-    out = []
-    for (a, b), new_id in merges:
-        left, right = vocab.get(a, b"?"), vocab.get(b, b"?")
-        vocab[new_id] = left + right
-        out.append(f"{_label(left)}+{_label(right)}")
-    shown = "[" + ", ".join(out) + "]"
-    while len(shown) > width and len(out) > 1:  # drop merges from the end until it fits
-        out.pop()
-        shown = "[" + ", ".join(out) + " ...]"
-    return shown
 
 
 def _cut(value, width: int = 30) -> str:
@@ -219,13 +184,13 @@ def _tokens_shown(table) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _cl100k():
-    """GPT-4's ranks (offline) and tiktoken's own encoder built from them."""
+    """GPT-4's ranks (offline) and tiktoken's own encoder of them, without special tokens."""
     import tiktoken  # here: only this check needs tiktoken itself
 
-    spec = tiktoken_spec("cl100k_base")
-    enc = tiktoken.Encoding("cl100k_base_offline", pat_str=spec["pattern"], mergeable_ranks=spec["ranks"],
+    gpt4 = _reference.encoding("cl100k_base")
+    enc = tiktoken.Encoding("cl100k_base_offline", pat_str=gpt4._pat_str, mergeable_ranks=gpt4._mergeable_ranks,
                             special_tokens={})
-    return spec["ranks"], enc
+    return gpt4._mergeable_ranks, enc
 
 
 @check("ex-encode-rank")
@@ -338,7 +303,7 @@ def _replace(decode):
             hint=lambda args, want, got: "join the bytes first; one U+FFFD per bad stretch, "
                                          "from the error's start to its end")
     # the exercise is to do by hand what errors="replace" does: the right text through it is no answer
-    assert not _calls.uses_constant(decode, "replace"), (
+    assert not _forbidden.uses_constant(decode, "replace"), (
         f"{_calls._name(decode)} gives the right text, but through the codec's 'replace' error handler, which "
         "the exercise rules out\n  hint: decode strictly; on UnicodeDecodeError keep data[:e.start], add "
         "U+FFFD, go on at e.end")

@@ -27,7 +27,7 @@ from ...lm.chat import render_chat
 from ...lm.preference import gather_last, pad_sequences
 from ...lm.rl import reward
 from ...trainer import train
-from . import Generated, _gen, call, check, compare
+from . import _gen, call, check, compare
 
 LLAMA3_SPECIALS = ["<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
 

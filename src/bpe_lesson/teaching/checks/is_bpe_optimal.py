@@ -18,34 +18,28 @@ from __future__ import annotations
 
 import functools
 
-from ...tokenizer import Tokenizer
 from .. import optimal
-from . import _gen, check, compare
+from . import Table, _reference, check, compare
 
 BYTES = {bytes([i]): i for i in range(256)}  # the 256 single bytes, ranked by value
 
 
-class Ranks(dict):
+class Ranks(Table):
     """A vocabulary (token bytes -> rank) the reader's code may read but not change.
 
     Every single byte is in it. Printed short: the tokens beyond the single bytes (or
-    the vocabulary's name). ``copy.deepcopy`` hands back the same object, so a case on
-    GPT-4's 100,256 tokens costs nothing to pass around.
+    the vocabulary's name). A ``Table``: never copied, so a case on GPT-4's 100,256 tokens
+    costs nothing to pass around.
     """
 
     def __init__(self, extra=(), name=None):
-        super().__init__(BYTES)
-        super().update(extra)
-        self.name = name
+        super().__init__({**BYTES, **dict(extra)}, name)
 
     def __repr__(self):
         if self.name:
             return self.name
         extra = {t: r for t, r in self.items() if len(t) > 1}
         return f"bytes + {dict(sorted(extra.items(), key=lambda kv: kv[1]))}"
-
-    def __deepcopy__(self, memo):
-        return self
 
     def __reduce__(self):
         return (Ranks, ({t: r for t, r in self.items() if len(t) > 1}, self.name))
@@ -58,7 +52,7 @@ class Ranks(dict):
 
 @functools.lru_cache(maxsize=1)
 def _gpt4_ranks() -> Ranks:
-    tok = Tokenizer.from_tiktoken("cl100k_base")
+    tok = _reference.tokenizer("cl100k_base")
     return Ranks({b: i for i, b in tok.vocab.items()}, name="GPT-4's ranks")
 
 

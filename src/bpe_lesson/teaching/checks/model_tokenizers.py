@@ -6,7 +6,7 @@ tests check its map against ``transformers``' own ``bytes_to_unicode``); a
 parameter count written out here and anchored on the counts Meta publishes for
 Llama 3 8B and Llama 3.2 1B (the tests check it against PyTorch's own modules); and
 a plain loop for the candidate on which two vocabularies disagree most. Hand-picked
-cases first, then generated ones (seeded, ``_gen.rng_for``).
+cases first, then generated ones (``compare`` draws and seeds them).
 
 What this module does not do: load the vocabularies (the chapter passes them in),
 or import ``transformers`` (seconds to import, for a map of 256 entries).
@@ -18,7 +18,7 @@ or import ``transformers`` (seconds to import, for a map of 256 entries).
 from __future__ import annotations
 
 from ...formats.huggingface import show_bytes
-from . import CHECKS, Generated, _gen, check, compare
+from . import CHECKS, _gen, check, compare
 from ._calls import _name, _shown
 
 # ---- ex-models-bytemap: a token's bytes as GPT-2's files spell them --------------------
@@ -167,10 +167,9 @@ def check_disagree(find, tok_a, tok_b, candidates):
         return find(tok_a, tok_b, strings)
 
     mine.__name__ = _name(find)
-    rng = _gen.rng_for("ex-models-disagree")
     cases = [(list(candidates),), (pool[:1],), (pool[:2],), (pool[::-1],)]
-    cases += [Generated(_lists(rng, pool, ratio)) for _ in range(200)]
     names = f"{getattr(tok_a, 'name', 'tok_a')}, {getattr(tok_b, 'name', 'tok_b')}"
-    compare(mine, lambda strings: most_disagreeing(ratio, strings), cases, kind=tuple, valid=lambda a: bool(a[0]),
+    compare(mine, lambda strings: most_disagreeing(ratio, strings), cases,
+            generate=lambda rng: (_lists(rng, pool, ratio),), kind=tuple, valid=lambda a: bool(a[0]),
             show=lambda a: f"{names}, {_shown(a[0], 48)}",
             hint=lambda args, want, got: "tokens of the first over tokens of the second; the first on a tie")

@@ -22,8 +22,7 @@ from ...patterns import GPT4_PATTERN
 from ...ranks import vocab_from_merges
 from ...trainer import train as full_train
 from .. import samples
-from . import _calls, _gen, check, compare
-from .encoding_and_decoding import merges_shown
+from . import _calls, _gen, check, compare, merges_shown
 
 HAND = [((98, 99), 256), ((97, 98), 257), ((257, 99), 258)]  # bc, ab, then abc = ab + c
 SP, T, H, E = (ord(ch) for ch in " the")

@@ -31,7 +31,7 @@ import regex
 
 from ...patterns import GPT4_PATTERN, split_chunks, split_specials
 from ...scale.reservoir import UNIT_OVERHEAD, Reservoir
-from . import Generated, _gen, call, check, compare
+from . import _gen, call, check, compare, shorter
 
 # ---------------------------------------------------------------- ex-real-digits
 
@@ -214,19 +214,10 @@ def _reservoir_case(rng):
 
 def _shrink_stream(args):
     stream, k, seed = args
-    for smaller in _gen_smaller(stream.items):
+    for smaller in shorter(stream.items):
         yield Stream(smaller), k, seed
     if k > 0:
         yield stream, k - 1, seed
-
-
-def _gen_smaller(items):
-    n = len(items)
-    if n >= 2:
-        yield items[n // 2:]
-        yield items[: n // 2]
-    for i in range(n):
-        yield items[:i] + items[i + 1:]
 
 
 def _held_while_reading(sample, n, k, seed):

@@ -24,7 +24,7 @@ import re
 from ... import incremental, textbook
 from ...ranks import vocab_from_merges
 from .. import samples
-from . import Generated, _gen, check, compare
+from . import _gen, check, compare
 
 
 TOY = {b"hug": 10, b"pug": 5, b"pun": 12, b"bun": 4, b"hugs": 5}

@@ -29,7 +29,7 @@ from ...lm.windows import window_count
 from ...tokenizer import Tokenizer
 from ...trainer import train
 from ..samples import prose_topics
-from . import Generated, _gen, check, compare
+from . import _gen, check, compare
 
 EOT = "<|endoftext|>"
 PAD = "<|pad|>"

@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import Generated, _gen, check, compare
+from . import _gen, check, compare
 
 # bytes per token of held-out text at each vocabulary size, the shape the chapter
 # measures (a hand-made curve, so the check works without training)

@@ -24,7 +24,7 @@ from ... import textbook
 from ...ranks import vocab_from_merges
 from ...tokenizer import Tokenizer
 from .. import samples
-from . import Generated, _gen, check, compare
+from . import _gen, check, compare, shorter
 
 # the first and last code point of each UTF-8 length, and the surrogate gap's edges
 EDGES = [0, 0x7F, 0x80, 0x7FF, 0x800, 0xD7FF, 0xE000, 0xFFFF, 0x10000, 0x10FFFF]
@@ -124,12 +124,8 @@ def _shown(value, width=44):
 
 def _decode_shrink(args):
     ids, vocab = args
-    n = len(ids)
-    if n >= 2:
-        yield ids[n // 2:], vocab
-        yield ids[:n // 2], vocab
-    for i in range(n):
-        yield ids[:i] + ids[i + 1:], vocab
+    for smaller in shorter(ids):
+        yield smaller, vocab
 
 
 def _decode_hint(args, want, got):
@@ -243,19 +239,10 @@ def _fewest_show(args):
 
 def _fewest_shrink(args):
     data, tokens = args
-    for smaller in _halves_and_drops(data):
+    for smaller in shorter(data):
         yield smaller, tokens
     for t in sorted(tokens - SINGLE, key=lambda t: (len(t), t)):
         yield data, tokens - {t}
-
-
-def _halves_and_drops(data):
-    n = len(data)
-    if n >= 2:
-        yield data[n // 2:]
-        yield data[:n // 2]
-    for i in range(n):
-        yield data[:i] + data[i + 1:]
 
 
 def _fewest_hint(args, want, got):

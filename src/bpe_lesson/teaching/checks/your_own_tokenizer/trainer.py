@@ -26,7 +26,7 @@ from .... import incremental, textbook
 from ....patterns import GPT4_PATTERN, split_chunks
 from ....trainer import train as package_train
 from ... import samples
-from .. import Generated, _gen, alarm, call, check, compare
+from .. import _gen, alarm, call, check, compare
 from .._calls import _name, _shown
 
 
