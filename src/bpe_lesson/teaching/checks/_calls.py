@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 import signal
 import threading
 
-from ._gen import MIN_GENERATED, Generated, draw  # noqa: F401  (MIN_GENERATED: the chapter prints it)
+from ._gen import MIN_GENERATED, Generated, draw, drawing  # noqa: F401  (MIN_GENERATED: the chapter prints it)
 
 STATS = {}     # exercise label -> number of generated cases its last grading compared
 _CURRENT = []  # the label being graded (grade() pushes it), so compare() can count for it
@@ -262,7 +263,9 @@ def compare(reader, reference, cases=(), *, generate=None, seed=None, order=None
         return _disagreement(reader, reference, args, equal, kind, pure)
 
     if generate is not None:
-        cases = [*cases, *draw(generate, *(seed or (label,)), order=order), *then]
+        seed = seed or (label,)
+        drawn = draw(generate, *seed, order=order) if order else drawing(generate, *seed)
+        cases = itertools.chain(cases, drawn, then)
     for args in cases:
         generated = isinstance(args, Generated)
         args = tuple(args.args) if generated else tuple(args)

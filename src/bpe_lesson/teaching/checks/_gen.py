@@ -179,13 +179,20 @@ def draw(generate, label: str, salt: int = 0, *, order=None) -> list:
     >>> len(cases) == MIN_GENERATED, cases[0].args == (rng_for("ex-demo").randrange(9),)
     (True, True)
     """
+    cases = list(drawing(generate, label, salt))
+    return sorted(cases, key=lambda g: order(*g.args)) if order else cases
+
+
+def drawing(generate, label: str, salt: int = 0):
+    """``draw``'s cases one at a time, each made when it is needed: a check that fails early
+    does not pay for the generated cases after the failure."""
     rng = rng_for(label, salt)
-    cases = []
-    while len(cases) < MIN_GENERATED:
+    made = 0
+    while made < MIN_GENERATED:
         args = generate(rng)  # None: this draw is no legal input, draw again
         if args is not None:
-            cases.append(Generated(*args))
-    return sorted(cases, key=lambda g: order(*g.args)) if order else cases
+            made += 1
+            yield Generated(*args)
 
 
 def by_size(*args) -> int:
