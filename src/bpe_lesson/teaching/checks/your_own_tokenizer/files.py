@@ -26,7 +26,11 @@ RANKS_AT_EDGES = [0, 1, 9, 10, 11, 99, 100, 255, 256, 65_535, 65_536, 100_256, 1
 
 
 def _small_ranks(rng) -> dict[bytes, int]:
-    """A few tokens with ranks at the edges (one and two digits, 255/256, 65,535/65,536), in any order."""
+    """A few tokens with ranks at the edges (one and two digits, 255/256, 65,535/65,536), in any order.
+
+    >>> ranks = _small_ranks(_gen.rng_for("ex-demo")); all(1 <= len(t) <= 7 for t in ranks), len(ranks) <= 12
+    (True, True)
+    """
     n = rng.choice([0, 1, 2, 3, 4, 6, 9, 12])
     pool = sorted(set(RANKS_AT_EDGES + [rng.randrange(300) for _ in range(8)]))
     ranks = {}
