@@ -28,8 +28,8 @@ import multiprocessing as mp
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
-from ._internal import backend as _backend
-from ._internal.backend import resolve_workers
+from ._compiled import backend as _backend
+from ._compiled.backend import resolve_workers
 from ._internal.checks import renamed
 from .patterns import PATTERNS, compile_pattern, ordinary_pieces, resolve_pattern, special_regex
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 import os
 import warnings
 
-from ._internal import backend as _backend
+from ._compiled import backend as _backend
 from . import incremental, textbook
 from ._internal.progress import check_progress, progress_bar
 from .incremental import TIE_BREAKS
-from ._internal.backend import resolve_workers
+from ._compiled.backend import resolve_workers
 from .chunks import ChunkTally, doc_batches
 from .ranks import bpe_encode_chunk
 from .patterns import check_form, check_specials_normalized

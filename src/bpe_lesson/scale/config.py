@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from .._internal.backend import CORES, resolve_workers
+from .._compiled.backend import CORES, resolve_workers
 from .._internal.checks import renamed
 from .._internal.cluster import check_address
 from ..formats.documents import ERRORS, STDIN, stdin_buffer

@@ -25,7 +25,7 @@ PUREPYTHON = os.environ.get("BPE_LESSON_PUREPYTHON", "") not in ("", "0")
 native = None  # the compiled extension, when it serves
 if not PUREPYTHON:
     try:
-        from .._compiled import _native as native
+        from . import _native as native
     except ImportError:  # not built: `pip install -e .` compiles it
         native = None
 

@@ -27,7 +27,39 @@ import os
 
 from .._internal.files import json_int, read_bytes
 from ..ranks import merge_list_problem, recover_merges
-from .byte_level import _CHAR_TO_BYTE
+
+
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's map from each byte to a printable character (Hugging Face's ByteLevel).
+
+    Printable Latin-1 bytes stand for themselves; the other 68 get the characters
+    from U+0100 on, in byte order, so a space is "Ġ" and a newline "Ċ".
+
+    >>> m = bytes_to_unicode(); m[ord("a")], m[ord(" ")], m[ord("\\n")], len(set(m.values()))
+    ('a', 'Ġ', 'Ċ', 256)
+    """
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    out, extra = {}, 0  # int -> str
+    for b in range(256):
+        if b in printable:
+            out[b] = chr(b)
+        else:
+            out[b] = chr(256 + extra)
+            extra += 1
+    return out
+
+
+_BYTE_TO_CHAR = bytes_to_unicode()
+_CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
+
+
+def show_bytes(token: bytes) -> str:
+    """A token's bytes as Hugging Face writes them in a byte-level vocabulary.
+
+    >>> show_bytes(b" the"), show_bytes("é".encode())
+    ('Ġthe', 'Ã©')
+    """
+    return "".join(_BYTE_TO_CHAR[b] for b in token)
 
 
 def _symbol_bytes(symbol: str, where: str) -> bytes:

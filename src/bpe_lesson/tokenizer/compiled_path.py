@@ -12,7 +12,7 @@ encode (``Tokenizer.encode`` and the compiled ``Encoder`` do).
 
 from __future__ import annotations
 
-from . import backend as _backend
+from .._compiled import backend as _backend
 from ..patterns import special_longest_first, special_prefix
 
 _ALL = "all"  # (interned: ``disallowed_special is _ALL`` holds for the default argument)

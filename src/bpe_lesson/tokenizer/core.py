@@ -12,10 +12,9 @@ Special tokens follow tiktoken too: their text in the input raises unless the
 caller allows it; allowed ones become their id and are never split or merged.
 
 What this module does not do: train (``trainer.py``), define the rank loop
-(``ranks.py``), read or write files (``formats/`` and ``tiktoken_io.py``, which
-``save``, ``load`` and the ``*_tiktoken`` methods call), encode batches
-(``_internal/batch.py``, mixed in), or spell tiktoken's and Hugging Face's other
-names (``_internal/tiktoken_surface.py`` and ``_internal/hf_surface.py``, mixed in).
+(``ranks.py``), read or write files (``json_file``, ``tiktoken_io`` and ``byte_tables``
+beside it, mixed in), encode batches (``batch``, mixed in), or spell tiktoken's and
+Hugging Face's other names (``tiktoken_surface`` and ``hf_surface``, mixed in).
 """
 
 from __future__ import annotations
@@ -25,20 +24,20 @@ import random
 
 import numpy as np
 
-from ._internal.batch import BatchEncoding
-from ._internal.checks import as_ids, as_text, check_special_tokens, old_keyword, refuse_specials_in
-from ._internal.checks import replace_surrogates
-from ._internal.compiled_path import CompiledPath
-from ._internal.streaming import encode_iterable, encode_iterable_to_numpy
-from ._internal.hf_surface import HuggingFaceNames
-from ._internal.tiktoken_surface import EncodingSurface, UnknownTokenError
-from .formats.byte_tables import ByteTables
-from .formats.tokenizer_json import JsonFile
-from .patterns import check_form, check_specials_normalized
-from .patterns import normalize as normalize_text
-from .patterns import PATTERNS, check_pattern, compile_pattern, resolve_pattern, split_specials
-from .patterns import uncovered, uncovered_error
-from .ranks import bpe_encode_chunk, recover_merges, vocab_from_merges
+from .._internal.checks import as_ids, as_text, old_keyword, replace_surrogates
+from ..patterns import check_form, check_specials_normalized
+from ..patterns import normalize as normalize_text
+from ..patterns import PATTERNS, check_pattern, compile_pattern, resolve_pattern, split_specials
+from ..patterns import uncovered, uncovered_error
+from ..ranks import bpe_encode_chunk, recover_merges, vocab_from_merges
+from .batch import BatchEncoding
+from .byte_tables import ByteTables
+from .compiled_path import CompiledPath
+from .hf_surface import HuggingFaceNames
+from .json_file import JsonFile
+from .special_tokens import check_special_tokens, refuse_specials_in
+from .streaming import encode_iterable, encode_iterable_to_numpy
+from .tiktoken_surface import EncodingSurface, UnknownTokenError
 
 _CACHE_LIMIT = 200_000
 _U32 = np.uint32
@@ -250,7 +249,7 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, 
         """A lazy iterator of the ids of ``encode("".join(pieces))``, on any split of the text into
         pieces (an open file, say), holding only the text since the last safe cut. Pieces of
         UTF-8 bytes, or a file opened with "rb" (the fastest), are encoded as bytes; see
-        ``_internal/streaming.py``."""
+        ``tokenizer/streaming.py``."""
         return encode_iterable(self, pieces, allowed_special, disallowed_special)
 
     def encode_iterable_to_numpy(self, pieces, *, dtype=_U32, allowed_special=frozenset(), disallowed_special="all"):
