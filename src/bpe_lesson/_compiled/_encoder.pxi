@@ -99,9 +99,9 @@ cdef class Encoder:
             raise MemoryError()
 
     cdef _set_pattern(self, pattern):
-        self.pattern = resolve_pattern(pattern)
+        self.pattern = _named(pattern)  # resolved by the caller (a name is looked up)
         self.kind = _kind(self.pattern)
-        self.findall = compile_pattern(self.pattern).findall if self.kind == KIND_REGEX else None
+        self.findall = _from_core("compile_pattern")(self.pattern).findall if self.kind == KIND_REGEX else None
         if self.kind >= KIND_GPT2:
             _build_tables()
 
