@@ -25,7 +25,7 @@ import warnings
 from ._compiled import backend as _backend
 from . import incremental, textbook
 from ._internal.progress import check_progress, progress_bar
-from .incremental import TIE_BREAKS
+from .incremental import options_problem
 from ._compiled.backend import resolve_workers
 from .chunks import ChunkTally, doc_batches
 from .ranks import bpe_encode_chunk
@@ -207,13 +207,9 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     n_merges = vocab_size - 256 - len(specials)
     if n_merges < 0:
         raise ValueError(f"vocab_size {vocab_size} leaves no room for 256 bytes and {len(specials)} special tokens")
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break {tie_break!r} should be one of {', '.join(TIE_BREAKS)}")
-    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
-        raise ValueError(f"min_frequency {min_frequency!r} should be a whole number >= 1")
-    if max_token_length is not None and (isinstance(max_token_length, bool) or not isinstance(max_token_length, int)
-                                         or max_token_length < 2):
-        raise ValueError(f"max_token_length {max_token_length!r} should be a whole number >= 2, or None")
+    problem = options_problem(tie_break, min_frequency, max_token_length)  # the YAML config's check too
+    if problem is not None:
+        raise ValueError(" ".join(problem))
     workers = renamed("processes", processes, "workers", workers)
     check_progress(progress)
     if start_from is not None:
