@@ -39,7 +39,7 @@ from .special_tokens import check_special_tokens, refuse_specials_in
 from .streaming import encode_iterable, encode_iterable_to_numpy
 from .tiktoken_surface import EncodingSurface, UnknownTokenError
 
-_CACHE_LIMIT = 200_000
+CACHE_ENTRIES = 1 << 18  # the chunk cache starts over at this many chunks (the compiled twin: cache_entries)
 _U32 = np.uint32
 
 
@@ -200,7 +200,7 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, 
         ids = self._cache.get(chunk)
         if ids is None:
             ids = bpe_encode_chunk(chunk.encode("utf-8"), self._ranks)
-            if len(self._cache) >= _CACHE_LIMIT:
+            if len(self._cache) >= CACHE_ENTRIES:
                 self._cache.clear()
             self._cache[chunk] = ids
         return ids
