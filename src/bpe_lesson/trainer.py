@@ -54,6 +54,8 @@ def get_trainer(algorithm: str = "incremental", backend: str | None = None):
     'bpe_lesson.textbook'
     """
     _check_algorithm(algorithm)
+    if algorithm == "textbook":
+        return textbook  # whatever the backend: its one implementation is the readable one
     return _trainer_for(algorithm, _backend.resolve_backend(backend))
 
 

@@ -10,7 +10,8 @@ GPT-2's byte alphabet ("Ġthe"); ``vocab_bytes`` and ``merge_bytes`` give it bac
 a learner can compare their own trainer's output with ours table for table. Both
 constructors follow CS336's rule for special tokens: the ones given are always
 special in ``encode`` (``specials_in_text="id"``; tiktoken's rule raises instead).
-The readers of GPT-2's two files live here, and ``gpt2_files`` uses them too.
+The readers of GPT-2's two files live here, and ``gpt2_files`` uses them too, with
+GPT-2's byte alphabet they are written in (``bytes_to_unicode``, ``show_bytes``).
 
 What this module does not do: change the encoding rule. A Tokenizer encodes by rank
 (tiktoken's rule: the lowest id joins first), so ``from_vocab`` refuses merges on
