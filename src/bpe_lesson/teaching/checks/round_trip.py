@@ -21,7 +21,7 @@ import os
 import re
 import tempfile
 
-from ...formats import tiktoken_io
+from ...tokenizer import tiktoken_io
 from ...ranks import byte_pair_merge
 from . import _gen, _reference, call, check, compare
 from ._calls import _name

@@ -14,7 +14,7 @@ import gzip
 import os
 
 
-from ....formats import tiktoken_io
+from ....tokenizer import tiktoken_io
 from .. import _gen, _reference, call, check, compare
 from .._calls import _name, _shown
 from ._common import scratch_folder
