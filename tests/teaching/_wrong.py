@@ -4,15 +4,12 @@ Each chapter's test file defines ``RIGHT`` (label -> a list of right solutions: 
 notebook's and at least one written differently) and ``WRONG`` (label -> at least
 three wrong solutions of different kinds), then::
 
-    from _wrong import right_cases, wrong_cases, run_right, run_wrong
+    from _wrong import graded
 
-    @pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-    def test_right_solution_passes(label, solution):
-        run_right(label, solution)
+    test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)
 
-    @pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-    def test_wrong_solution_fails(label, solution):
-        run_wrong(label, solution)
+(a file that needs more of a failure, or a fixture, writes the two tests itself with
+``right_cases``/``run_right`` and ``wrong_cases``/``run_wrong``).
 
 A solution that takes extra keyword arguments in the notebook's ``grade`` call is
 given as ``With(fn, key=value)``. Both runners go through ``grade``, as the chapter
@@ -77,6 +74,19 @@ def wrong_cases(wrong):
     """pytest parameters: one (label, wrong solution) per entry, named after the wrong solution."""
     return [pytest.param(label, fn, id=f"{label}-{getattr(fn, '__name__', k)}")
             for label, fns in wrong.items() for k, fn in enumerate(fns)]
+
+
+def graded(right, wrong):
+    """The two tests of a chapter's test file: each right solution passes, each wrong one fails well."""
+    @pytest.mark.parametrize("label, solution", right_cases(right))
+    def test_right_solution_passes(label, solution):
+        run_right(label, solution)
+
+    @pytest.mark.parametrize("label, solution", wrong_cases(wrong))
+    def test_wrong_solution_fails(label, solution):
+        run_wrong(label, solution)
+
+    return test_right_solution_passes, test_wrong_solution_fails
 
 
 cases = wrong_cases  # the name the older test files use

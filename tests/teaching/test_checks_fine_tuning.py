@@ -3,10 +3,9 @@
 import re
 from fractions import Fraction
 
-import pytest
 import torch
 
-from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
+from _wrong import With, graded
 from bpe_lesson.teaching.checks.fine_tuning import small_llama3_tokenizer
 
 SPECIAL = small_llama3_tokenizer().special_tokens
@@ -294,14 +293,7 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)
 
 
 def test_every_wrong_solution_is_of_its_own_kind():

@@ -4,9 +4,8 @@ import functools
 import itertools
 from collections import Counter
 
-import pytest
 
-from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
+from _wrong import With, graded, run_wrong
 from bpe_lesson.ranks import byte_pair_merge
 from bpe_lesson.teaching import optimal
 
@@ -319,14 +318,7 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)
 
 
 def test_a_recursion_without_memo_is_too_slow_within_the_time_limit():

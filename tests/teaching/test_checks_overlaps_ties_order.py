@@ -4,7 +4,8 @@ from collections import Counter
 
 import pytest
 
-from _wrong import right_cases, run_right, run_wrong, wrong_cases
+from _solutions import merge
+from _wrong import graded
 from bpe_lesson import textbook
 from bpe_lesson.patterns import GPT4_PATTERN, split_chunks
 from bpe_lesson.ranks import vocab_from_merges
@@ -17,18 +18,6 @@ def _warm():
     before the timed checks, as in the chapter, whose earlier cells pay them."""
     split_chunks("warm é 中", GPT4_PATTERN)
     checks._prose_chunks(), checks._prose_merges()
-
-
-def merge(ids, pair, idx):
-    out, i = [], 0
-    while i < len(ids):
-        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
-            out.append(idx)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
 
 
 # ---------------------------------------------------------------- ex-overlaps-gain
@@ -328,11 +317,4 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)

@@ -4,9 +4,8 @@ import functools
 import re
 from collections import Counter
 
-import pytest
+from _wrong import graded
 
-from _wrong import right_cases, run_right, run_wrong, wrong_cases
 
 # ---------------------------------------------------------------- ex-dask-cut-ranges
 
@@ -306,11 +305,4 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)

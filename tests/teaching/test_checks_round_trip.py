@@ -6,9 +6,9 @@ import re
 
 import pytest
 import regex
-from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
+from _wrong import With, graded, run_right, run_wrong
 
-from bpe_lesson.teaching.checks.round_trip import gpt4
+from bpe_lesson.teaching.checks import _reference
 from bpe_lesson.teaching.checks.round_trip_capstone import small_tokenizer
 
 
@@ -478,24 +478,17 @@ WRONG = {
     "ex-tiktoken-capstone": [encode_no_shortcut, encode_merges_in_order, encode_all_at_once, encode_rightmost_tie,
                              encode_first_special_only, encode_with_re,
                              encode_ignores_specials, encode_characters, encode_no_split,
-                             With(encode_scan_table, tokenizer=gpt4(), time_limit=3)],
+                             With(encode_scan_table, tokenizer=_reference.tokenizer("cl100k_base"), time_limit=3)],
 }
 
 
 @pytest.fixture(scope="module", autouse=True)
 def loaded():
     """The vocabularies the checks load by default, loaded before any check's clock starts."""
-    return gpt4(), small_tokenizer()
+    return _reference.tokenizer("cl100k_base"), small_tokenizer()
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)
 
 
 def test_a_blank_line_miscount_is_shown_on_a_small_file():
@@ -509,7 +502,7 @@ def test_the_capstone_names_the_reversed_table_when_only_it_fails():
 
 
 def test_a_slow_encoder_is_stopped_and_told_so():
-    message = run_wrong("ex-tiktoken-capstone", With(encode_scan_table, tokenizer=gpt4(), time_limit=3))
+    message = run_wrong("ex-tiktoken-capstone", With(encode_scan_table, tokenizer=_reference.tokenizer("cl100k_base"), time_limit=3))
     assert "too slow" in message, message
 
 

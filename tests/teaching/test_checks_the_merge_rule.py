@@ -2,9 +2,9 @@
 
 from collections import Counter
 
-import pytest
 
-from _wrong import right_cases, run_right, run_wrong, wrong_cases
+from _solutions import merge_pair  # the notebook's solution
+from _wrong import graded, run_wrong
 from bpe_lesson import textbook
 from bpe_lesson.patterns import GPT4_PATTERN, split_chunks
 
@@ -49,18 +49,6 @@ def pair_counts_list(ids):  # the pairs, not their counts
 
 
 # ---------------------------------------------------------------- ex-merge-merge
-
-def merge_pair(ids, pair, idx):  # the notebook's solution
-    out, i = [], 0
-    while i < len(ids):
-        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
-            out.append(idx)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
-
 
 def merge_pair_flag(ids, pair, idx):  # one pass with a "skip the next id" flag
     out, skip = [], False
@@ -428,14 +416,7 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)
 
 
 def test_a_trainer_that_stops_at_two_is_told_to_go_on():

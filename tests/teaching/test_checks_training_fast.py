@@ -3,12 +3,12 @@
 import heapq
 from collections import Counter
 
-import pytest
 
-from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
+from _wrong import With, graded
 from bpe_lesson import incremental, textbook
 from bpe_lesson.teaching.checks import training_fast as tf
 from bpe_lesson.teaching.checks import training_fast_update as tfu
+from bpe_lesson.teaching.checks._gen import draw
 
 
 # ---------------------------------------------------------------- ex-fast-pop-best
@@ -407,19 +407,12 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)
 
 
 def test_generated_words_hold_a_pair_several_times():
     """The delta cases reach the places merge order matters: a pair at least twice in one word, overlapping."""
-    cases = [c.args for c in tf._delta_cases("ex-fast-delta") if isinstance(c, tf.Generated)]
+    cases = [c.args for c in draw(tf._delta_case, "ex-fast-delta")]
     twice = [w for w, p, _ in cases if sum(q == p for q in zip(w, w[1:])) >= 2]
     overlapping = [w for w, p, _ in cases if p[0] == p[1] and any(
         w[i] == w[i + 1] == w[i + 2] == p[0] for i in range(len(w) - 2))]
@@ -428,7 +421,7 @@ def test_generated_words_hold_a_pair_several_times():
 
 def test_states_have_stale_entries_and_ties():
     stale = ties = 0
-    for chunks, before, _ in (c.args for c in tfu._update_cases("ex-fast-update") if isinstance(c, tf.Generated)):
+    for chunks, before, _ in (c.args for c in draw(tfu._update_case, "ex-fast-update")):
         s = tf.State(chunks, before)
         stale += any(s.pair_counts.get((a, b), 0) != -n for n, a, b in s.heap)
         live = sorted(c for c in s.pair_counts.values() if c >= 2)

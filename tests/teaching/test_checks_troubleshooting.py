@@ -1,8 +1,6 @@
 """The checks of *Troubleshooting* pass right solutions and reject plausible wrong ones."""
 
-import pytest
-
-from _wrong import right_cases, run_right, run_wrong, wrong_cases
+from _wrong import graded
 
 
 def _ids(tok, text):
@@ -202,11 +200,4 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)

@@ -4,11 +4,10 @@ import re
 import unicodedata
 
 import numpy as np
-import pytest
 import regex
 import tiktoken
 
-from _wrong import right_cases, run_right, run_wrong, wrong_cases
+from _wrong import graded
 from bpe_lesson.teaching.checks.unicode_versions import DISPUTED, NEWER
 from bpe_lesson._internal.unicode_classes import disputed_table, tiktoken_table, to_ranges
 
@@ -212,14 +211,7 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)
 
 
 def test_the_sample_code_points_are_the_ones_the_engines_dispute():

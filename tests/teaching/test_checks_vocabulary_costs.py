@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
+from _wrong import With, graded
 from bpe_lesson.teaching.checks import vocabulary_costs as vc
 
 # the chapter's measured curve has this shape; the notebook passes its own
@@ -221,14 +221,7 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)
 
 
 @pytest.mark.parametrize("d", [1, 64, 100, 768, 1024])

@@ -3,9 +3,8 @@
 import codecs
 import functools
 
-import pytest
 
-from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
+from _wrong import With, graded, run_wrong
 
 
 # ---------------------------------------------------------------- ex-tokenizer-utf8
@@ -227,14 +226,7 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)
 
 
 def test_a_search_without_a_memo_is_called_too_slow():

@@ -17,11 +17,12 @@ from collections import Counter, defaultdict
 import pytest
 import regex
 
-from _wrong import With, right_cases, run_right, run_wrong, wrong_cases
+from _wrong import With, graded, run_right, run_wrong
 from bpe_lesson import textbook
 from bpe_lesson.patterns import GPT4_PATTERN
 from bpe_lesson.teaching.checks.your_own_tokenizer import _common, assembled
 from bpe_lesson.teaching.checks.your_own_tokenizer import split as cutting
+from bpe_lesson.teaching.checks._gen import draw
 from bpe_lesson._internal.unicode_classes import needs_exact
 
 # ---------------------------------------------------------------- the notebook's solutions, cell by cell
@@ -1164,14 +1165,7 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label, solution", right_cases(RIGHT))
-def test_right_solution_passes(label, solution):
-    run_right(label, solution)
-
-
-@pytest.mark.parametrize("label, solution", wrong_cases(WRONG))
-def test_wrong_solution_fails(label, solution):
-    run_wrong(label, solution)
+test_right_solution_passes, test_wrong_solution_fails = graded(RIGHT, WRONG)
 
 
 @pytest.mark.slow
@@ -1197,8 +1191,8 @@ def test_the_cutter_reference_is_tiktoken_where_tiktoken_is_defined():
     """Without a special token that is a prefix of another, the reference is tiktoken's own cut."""
     from bpe_lesson.patterns import split_specials
     n = 0
-    for args in cutting._cut_cases("ex-own-specials"):
-        args = args.args if hasattr(args, "args") else args
+    generated = draw(cutting._cut_case, "ex-own-specials")
+    for args in [*cutting._cut_cases(), *(g.args for g in generated)]:
         text, specials, allowed, disallowed = args
         want = cutting.cut_reference(*args)
         if want is _common.RAISES or cutting._prefix_pair(specials):

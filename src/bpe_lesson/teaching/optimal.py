@@ -73,13 +73,19 @@ def greedy_merges(text: bytes, k: int) -> list[tuple[bytes, bytes]]:
     >>> greedy_merges(b"aaabdaaabac", 3)   # the textbook trainer's three merges
     [(b'a', b'a'), (b'a', b'b'), (b'aa', b'ab')]
     """
+    return _greedy(text, k, lambda symbols: Counter(zip(symbols, symbols[1:])))  # (bytes, bytes) -> count
+
+
+def _greedy(text: bytes, k: int, scores) -> list[tuple[bytes, bytes]]:
+    """The loop both greedies share: merge the pair with the best of ``scores(symbols)``
+    ({pair: score}), ties to the smallest pair of ids, ``k`` times or until one symbol is left."""
     symbols = apply_merges(text, [])
     ids = {bytes([i]): i for i in range(256)}  # token -> id, for the tie rule
     merges = []
     while len(merges) < k and len(symbols) > 1:
-        counts = Counter(zip(symbols, symbols[1:]))  # (bytes, bytes) -> count
-        best = max(counts.values())
-        pair = min((p for p, c in counts.items() if c == best), key=lambda p: (ids[p[0]], ids[p[1]]))
+        score = scores(symbols)
+        best = max(score.values())
+        pair = min((p for p, c in score.items() if c == best), key=lambda p: (ids[p[0]], ids[p[1]]))
         symbols = apply_merge(symbols, pair)
         ids.setdefault(pair[0] + pair[1], 256 + len(merges))
         merges.append(pair)
@@ -97,18 +103,9 @@ def saving_greedy_merges(text: bytes, k: int) -> list[tuple[bytes, bytes]]:
     >>> greedy_merges(b"aaabab", 1), saving_greedy_merges(b"aaabab", 1)   # aa: 2 saves 1; ab: 2 saves 2
     ([(b'a', b'a')], [(b'a', b'b')])
     """
-    symbols = apply_merges(text, [])
-    ids = {bytes([i]): i for i in range(256)}  # token -> id, for the tie rule
-    merges = []
-    while len(merges) < k and len(symbols) > 1:
-        # (bytes, bytes) -> symbols its merge removes now
-        saved = {p: len(symbols) - len(apply_merge(symbols, p)) for p in set(zip(symbols, symbols[1:]))}
-        best = max(saved.values())
-        pair = min((p for p, s in saved.items() if s == best), key=lambda p: (ids[p[0]], ids[p[1]]))
-        symbols = apply_merge(symbols, pair)
-        ids.setdefault(pair[0] + pair[1], 256 + len(merges))
-        merges.append(pair)
-    return merges
+    def saved(symbols):  # (bytes, bytes) -> symbols its merge removes now
+        return {p: len(symbols) - len(apply_merge(symbols, p)) for p in set(zip(symbols, symbols[1:]))}
+    return _greedy(text, k, saved)
 
 
 def optimal_merges(text: bytes, k: int) -> tuple[int, list[tuple[bytes, bytes]]]:

@@ -1,4 +1,5 @@
-"""Figures of mechanisms: the pair index and heap during one merge, sliding windows.
+"""Plots of a trainer's state and of measured results: the pair index and heap during one
+merge, sliding windows over a stream, trainer times, the price of a vocabulary.
 
 * ``merge_state_figure``: the incremental trainer's pair index (counts before and
   after one merge, the words each pair lists) beside its heap, stale entries marked;
@@ -10,7 +11,7 @@
 
 Each function returns a matplotlib ``Figure`` (or an HTML string) and draws what it
 is given; what this module does not do is compute the state it draws (``trace.py``
-and the package do).
+and the package do), or draw a mechanism step by step by hand (``figures``).
 """
 
 from __future__ import annotations

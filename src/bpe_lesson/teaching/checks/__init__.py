@@ -6,27 +6,29 @@ runs the check registered under that label on the reader's solution and prints
 reader's code with the package (the same merges, the same ids, the same bytes) on
 text the chapter loads, and with cases a reader can verify by hand.
 
-Each chapter has a module here (``merge_rule.py``, ...) whose functions are
+Each chapter has a module here (``the_merge_rule.py``, ...) whose functions are
 registered with ``@check("ex-...")``; every module in this folder is imported
-when this package is, so a new chapter needs no edit here. ``tests/teaching/``
-feeds each check a plausible wrong solution and expects it to fail.
+when this package is, so a new chapter needs no edit here. A chapter's module imports
+the harness, never another chapter's module: ``_calls`` (``compare``, which draws and
+seeds the generated cases; ``call``; ``Shown``/``Table``; ``alarm``), ``_gen`` (the
+generators' building blocks) and ``_reference`` (GPT-4's and GPT-4o's vocabularies,
+loaded once). ``tests/teaching/`` feeds each check plausible wrong solutions and expects
+them to fail.
 
 What this module does not do: hold the solutions (the notebooks do, folded away).
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import pkgutil
-import signal
-import threading
 import warnings
 
 from ..._internal.optional import optional_import
 from ...trainer import StoppedShort
 from . import _calls
-from ._calls import Generated, ReaderError, TooSlow, call, compare  # noqa: F401  (the chapters' modules use them)
+from ._calls import Generated, ReaderError, Shown, Table, TooSlow, alarm, call, compare, draw, merges_shown, shorter  # noqa: F401,E501  (the chapters' modules use them)
+from ._gen import by_size  # noqa: F401  (the chapters' modules use it)
 
 CHECKS = {}  # exercise label -> function(solution, ...) that raises AssertionError when it is wrong
 
@@ -79,7 +81,7 @@ def grade(label: str, *solution, time_limit: float | None = None, **kwargs) -> N
     _calls.STATS[label] = 0
     message = None
     try:
-        with _timer(limit), warnings.catch_warnings():
+        with alarm(limit, TooSlow), warnings.catch_warnings():
             # the cases ask the package's trainer for more ids than short texts give, on purpose
             warnings.simplefilter("ignore", StoppedShort)
             CHECKS[label](*solution, **kwargs)
@@ -133,30 +135,6 @@ def _raised_in(e: BaseException, solution) -> bool:
 def _where(e: BaseException) -> str:
     tb = _innermost(e)
     return "" if tb is None else f" (in {tb.tb_frame.f_code.co_name}, line {tb.tb_lineno})"
-
-
-@contextlib.contextmanager
-def _timer(seconds: float):
-    """SIGALRM after ``seconds`` raises TooSlow in the running code (main thread, POSIX);
-    elsewhere no limit is set."""
-    usable = (seconds and seconds > 0 and hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
-    if not usable:
-        yield
-        return
-
-    def _fire(signum, frame):
-        raise TooSlow()
-
-    previous = signal.signal(signal.SIGALRM, _fire)
-    # then every half second: a TooSlow raised while a finalizer runs is lost ("Exception
-    # ignored in __del__"), and the next one must still stop the reader's code
-    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 # the graders compare with tiktoken, and the fine-tuning ones with torch: both come with the

@@ -3,22 +3,30 @@
 ``call`` runs the reader's function so that a crash reads as a failed check.
 ``compare`` is the differential grader every check uses: the reader's function and
 the package's (the *reference*) on the same inputs, hand-picked ones first, then
-generated ones (seeded, so a failure reproduces). On the first disagreement it
+``MIN_GENERATED`` generated ones, which ``compare`` itself draws from the check's
+generator with a ``random.Random`` seeded from the exercise label (so a failure
+reproduces, and no check counts or seeds its own). On the first disagreement it
 shrinks the input to a smaller one that still disagrees and fails in three lines:
-the input, what the package gives, what the reader's code gave.
+the input, what the package gives, what the reader's code gave. ``Shown`` is the one
+kind of argument that prints by its name and is never copied (``Table``: a dict);
+``alarm`` is the one timer (``grade``'s time limit, a trainer's CPU-time bound).
 
-What this module does not do: register checks (the chapter modules do), generate
-inputs (``_gen.py`` does), or impose the time limit (``grade`` does).
+What this module does not do: register checks (the chapter modules do), build
+inputs (``_gen.py`` does), or decide the time limit (``grade`` does).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
-import types
+import itertools
+import signal
+import threading
+
+from ._gen import MIN_GENERATED, Generated, draw, drawing  # noqa: F401  (MIN_GENERATED: the chapter prints it)
 
 STATS = {}     # exercise label -> number of generated cases its last grading compared
 _CURRENT = []  # the label being graded (grade() pushes it), so compare() can count for it
-MIN_GENERATED = 200
 SHRINK_BUDGET = 400  # at most this many smaller inputs are tried after a failure
 
 
@@ -71,6 +79,40 @@ def _shown(value, width: int = 64) -> str:
     """
     r = repr(value)
     return r if len(r) <= width else r[:width - 4].rstrip() + " ..."
+
+
+def _label(b: bytes) -> str:
+    """A token as a failure message shows it: its text when it is whole UTF-8, else its bytes.
+
+    >>> _label(b"ab"), _label(b"\\xe4")
+    ('ab', "b'\\\\xe4'")
+    """
+    try:
+        s = b.decode("utf-8")
+    except UnicodeDecodeError:
+        return repr(b)
+    return s if s.isprintable() and "+" not in s and "," not in s and s.strip() == s and s else repr(s)
+
+
+def merges_shown(merges, width: int = 40) -> str:
+    """A merge list in a line of at most ``width`` characters: each merge as left + right.
+
+    >>> merges_shown([((97, 98), 256), ((256, 99), 257)])
+    '[a+b, ab+c]'
+    >>> merges_shown([((97, 98), 256), ((256, 99), 257)], 8)
+    '[a+b ...]'
+    """
+    vocab = {i: bytes([i]) for i in range(256)}
+    out = []
+    for (a, b), new_id in merges:
+        left, right = vocab.get(a, b"?"), vocab.get(b, b"?")
+        vocab[new_id] = left + right
+        out.append(f"{_label(left)}+{_label(right)}")
+    shown = "[" + ", ".join(out) + "]"
+    while len(shown) > width and len(out) > 1:  # drop merges from the end until it fits
+        out.pop()
+        shown = "[" + ", ".join(out) + " ...]"
+    return shown
 
 
 def _first_difference(want, got):
@@ -157,12 +199,7 @@ def _smaller(value):
                 yield value[:i] + (s,) + value[i + 1:]
         return
     if isinstance(value, (str, bytes, list)):
-        n = len(value)
-        if n >= 2:
-            yield value[n // 2:]
-            yield value[:n // 2]
-        for i in range(n):
-            yield value[:i] + value[i + 1:]
+        yield from shorter(value)
         if isinstance(value, list):
             for i, item in enumerate(value):
                 for s in _smaller(item):
@@ -173,6 +210,20 @@ def _smaller(value):
             yield {j: v for j, v in value.items() if j != k}
 
 
+def shorter(seq):
+    """``seq`` shortened: its second half, its first half, then one element fewer at each place.
+
+    >>> list(shorter("abc"))
+    ['bc', 'a', 'bc', 'ac', 'ab']
+    """
+    n = len(seq)
+    if n >= 2:
+        yield seq[n // 2:]
+        yield seq[:n // 2]
+    for i in range(n):
+        yield seq[:i] + seq[i + 1:]
+
+
 def _shrink_args(args):
     """Smaller argument tuples: each argument shrunk in turn, the others kept."""
     for i, a in enumerate(args):
@@ -180,12 +231,16 @@ def _shrink_args(args):
             yield args[:i] + (s,) + args[i + 1:]
 
 
-def compare(reader, reference, cases, *, label=None, equal=None, shrink=None, valid=None,
-            show=None, kind=None, pure=True, hint=None):
-    """Compare ``reader(*args)`` with ``reference(*args)`` for every ``args`` in ``cases``.
+def compare(reader, reference, cases=(), *, generate=None, seed=None, order=None, then=(), label=None,
+            equal=None, shrink=None, valid=None, show=None, kind=None, pure=True, hint=None):
+    """Compare ``reader(*args)`` with ``reference(*args)`` on hand-picked and generated ``args``.
 
-    ``cases`` yields argument tuples; a tuple may be wrapped as ``Generated(args)`` to
-    count towards the 200 generated cases a check must compare. ``equal(want, got)``
+    ``cases`` are hand-picked argument tuples, compared first. ``generate(rng)`` returns one
+    generated argument tuple (or None: no legal input, draw again): compare draws ``MIN_GENERATED`` of them, with one
+    ``random.Random`` seeded from the label (``seed=(label, salt)`` names another), sorted by
+    ``order`` when given (a key: small inputs first, so a failure shows on a small one), then
+    compares ``then``, hand-picked cases that go last (a large real input, slow to shrink).
+    A tuple of ``cases`` wrapped as ``Generated(args)`` counts as generated too. ``equal(want, got)``
     decides agreement (default ``==`` after ``kind`` is checked); ``shrink(args)``
     yields smaller candidates (default: shrink each argument structurally);
     ``valid(args)`` says a candidate is a legal input (default: the reference
@@ -207,6 +262,10 @@ def compare(reader, reference, cases, *, label=None, equal=None, shrink=None, va
     def disagrees(args):  # None, or (want, got, why) on these arguments
         return _disagreement(reader, reference, args, equal, kind, pure)
 
+    if generate is not None:
+        seed = seed or (label,)
+        drawn = draw(generate, *seed, order=order) if order else drawing(generate, *seed)
+        cases = itertools.chain(cases, drawn, then)
     for args in cases:
         generated = isinstance(args, Generated)
         args = tuple(args.args) if generated else tuple(args)
@@ -237,12 +296,57 @@ def compare(reader, reference, cases, *, label=None, equal=None, shrink=None, va
     return n
 
 
-class Generated:
-    """One generated argument tuple (hand-picked cases are plain tuples)."""
-    __slots__ = ("args",)
+class Shown:
+    """What a failure prints by its name and ``compare`` never copies: a large argument (GPT-4's
+    ranks, an encoder) the reader reads but should not see spelled out. Its subclasses say what the
+    value is (``Table``: a dict); ``name`` is what a failure prints.
+    """
 
-    def __init__(self, *args):
-        self.args = args
+    name = "a value"
+
+    def __repr__(self):
+        return self.name
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class Table(Shown, dict):
+    """A dict (a rank table, a vocabulary) printed by its name and never copied for a case.
+
+    >>> t = Table({b"a": 0}, "tiny"); t[b"a"], t, copy.deepcopy(t) is t, isinstance(t, dict)
+    (0, tiny, True, True)
+    """
+
+    def __init__(self, items=(), name=None):
+        super().__init__(items)
+        self.name = name
+
+
+@contextlib.contextmanager
+def alarm(seconds: float, error: type, cpu: bool = False):
+    """Raise ``error`` in the running code after ``seconds`` of real time (or of CPU time, ``cpu``),
+    then every half second: a signal raised while a finalizer runs is lost ("Exception ignored in
+    __del__"), and the next one must still stop the code. Main thread, POSIX; elsewhere no limit.
+    ``grade``'s limit uses real time and a trainer's bound CPU time, so the two do not meet.
+    """
+    which, signum = (("ITIMER_PROF", "SIGPROF") if cpu else ("ITIMER_REAL", "SIGALRM"))
+    usable = (seconds and seconds > 0 and hasattr(signal, which)
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def _fire(signum, frame):
+        raise error()
+
+    previous = signal.signal(getattr(signal, signum), _fire)
+    signal.setitimer(getattr(signal, which), seconds, 0.5)
+    try:
+        yield
+    finally:
+        signal.setitimer(getattr(signal, which), 0)
+        signal.signal(getattr(signal, signum), previous)
 
 
 _RAISED = object()
@@ -320,84 +424,3 @@ def _shrunk(disagrees, args, problem, shrink, valid):
                 args, problem, improved = smaller, p, True
                 break
     return args, problem
-
-
-# ---- what an exercise forbids: a call the text rules out ------------------------------------------
-
-def _own_codes(fn, seen=None):
-    """The code objects of ``fn``, of the functions nested in it, and of the functions of the same
-    module it calls by a global name (one helper deep, and so on): where the reader's code lives."""
-    seen = set() if seen is None else seen
-    fn = getattr(fn, "__func__", fn)
-    code = getattr(fn, "__code__", None)
-    if code is None or code in seen:
-        return seen
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        if c in seen:
-            continue
-        seen.add(c)
-        stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
-        for name in c.co_names:
-            g = getattr(fn, "__globals__", {}).get(name)
-            if isinstance(g, types.FunctionType) and g.__module__ == fn.__module__:
-                _own_codes(g, seen)
-    return seen
-
-
-def uses_constant(fn, value) -> bool:
-    """Whether ``value`` is a constant in the reader's code (``fn``, its nested functions, its
-    helpers): how a check sees ``errors="replace"`` where the text forbids it.
-
-    >>> uses_constant(lambda b: b.decode("utf-8", errors="replace"), "replace")
-    True
-    >>> uses_constant(lambda s: s.replace("a", "b"), "replace")
-    False
-    """
-    return any(value in c.co_consts for c in _own_codes(fn))
-
-
-class Forbidden(Exception):
-    """Raised by a tripwire: the reader's code called what the exercise forbids."""
-
-
-def called_while(fn, args, name_part: str):
-    """Call ``fn(*args)`` with every function of the reader's module whose name holds ``name_part``
-    (``merge``, say), and every such function of the package's modules it names, replaced by a
-    tripwire; the name of the first one called, or None.
-
-    >>> def merge(ids, pair, idx): return ids
-    >>> called_while(lambda ids: len(ids) - len(merge(ids, (1, 2), -1)), ([1, 2],), "merge")
-    'merge'
-    """
-    fn0 = getattr(fn, "__func__", fn)
-    space = getattr(fn0, "__globals__", {})
-    patched = []  # (namespace, name, original)
-
-    def wire(namespace, name, original):
-        def tripwire(*a, **k):
-            raise Forbidden(getattr(original, "__qualname__", name))
-        patched.append((namespace, name, original))
-        namespace[name] = tripwire
-
-    for name, value in list(space.items()):
-        if value is fn0 or name.startswith("__"):
-            continue
-        named = name.lower() + " " + str(getattr(value, "__name__", "")).lower()  # an alias keeps its __name__
-        if callable(value) and name_part in named and not isinstance(value, type):
-            wire(space, name, value)
-        elif isinstance(value, types.ModuleType) and value.__name__.startswith("bpe_lesson"):
-            for attr, member in list(vars(value).items()):
-                if isinstance(member, types.FunctionType) and name_part in attr.lower():
-                    wire(vars(value), attr, member)
-    try:
-        fn(*args)
-    except Forbidden as e:
-        return str(e)
-    except Exception:
-        return None
-    finally:
-        for namespace, name, original in reversed(patched):
-            namespace[name] = original
-    return None

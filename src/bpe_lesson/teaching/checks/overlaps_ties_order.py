@@ -22,8 +22,7 @@ from ...patterns import GPT4_PATTERN
 from ...ranks import vocab_from_merges
 from ...trainer import train as full_train
 from .. import samples
-from . import Generated, _calls, _gen, check, compare
-from .encoding_and_decoding import merges_shown
+from . import _calls, _gen, check, compare, merges_shown
 
 HAND = [((98, 99), 256), ((97, 98), 257), ((257, 99), 258)]  # bc, ab, then abc = ab + c
 SP, T, H, E = (ord(ch) for ch in " the")
@@ -90,20 +89,21 @@ def count_and_gain(words, pair) -> tuple[int, int]:
     return f, g
 
 
-def _gain_cases(label):
+def _gain_cases():
     a, b = ord("a"), ord("b")
     yield from [({(a, a): 1}, (a, a)), ({(a, a, a): 1}, (a, a)), ({(a, a, a, a): 2}, (a, a)),
                 ({(a, a, a, a, a): 1}, (a, a)), ({(a, b, a, b): 3, (99, a, b): 2}, (a, b)),
                 ({(a, a, b, a, a): 2}, (a, a)), ({(a, a, a): 3, (b, a, a, a, b): 2}, (a, a)),
                 ({}, (a, a)), ({(a,): 5}, (a, a)), ({(b, b, b): 4}, (a, a)), ({(a,): 1, (a, b): 1}, (a, a))]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        words = {}
-        for _ in range(rng.randint(0, 4)):
-            w = tuple(_gen.ids(rng, 12 if rng.random() > 0.05 else 40, alphabet=rng.choice([1, 2, 3])))
-            words[w] = rng.choice([1, 1, 2, 3, 5])
-        pair = rng.choice([(97, 97), (97, 97), (97, 98), (98, 97), (98, 98)])
-        yield Generated(words, pair)
+
+
+def _gain_case(rng):
+    words = {}
+    for _ in range(rng.randint(0, 4)):
+        w = tuple(_gen.ids(rng, 12 if rng.random() > 0.05 else 40, alphabet=rng.choice([1, 2, 3])))
+        words[w] = rng.choice([1, 1, 2, 3, 5])
+    pair = rng.choice([(97, 97), (97, 97), (97, 98), (98, 97), (98, 98)])
+    return words, pair
 
 
 def _words_shown(args) -> str:
@@ -122,7 +122,7 @@ def _gain_hint(args, want, got):
 
 @check("ex-overlaps-gain")
 def _gain(f_and_g):
-    compare(f_and_g, count_and_gain, _gain_cases("ex-overlaps-gain"), kind=tuple, show=_words_shown,
+    compare(f_and_g, count_and_gain, _gain_cases(), generate=_gain_case, kind=tuple, show=_words_shown,
             hint=_gain_hint)
 
 
@@ -145,22 +145,23 @@ def rule_pick(counts, vocab):
     return min(p for p, c in candidates.items() if c == top)
 
 
-def _rule_cases(label):
+def _rule_cases():
     base, hand = vocab_from_merges(), vocab_from_merges(HAND)
     words = {tuple(w): c for w, c in _prose_chunks().items()}
     yield from [({(99, 98): 8, (98, 98): 8, (98, 99): 4}, base), ({(98, 98): 8, (99, 98): 8}, base),
                 ({(97, 98): 1}, base), ({}, base), ({(97, 98): 2}, base), ({(97, 98): 3, (98, 97): 3}, base),
                 ({(97, 256): 5, (120, 121): 3}, hand), ({(97, 256): 5, (120, 121): 1}, hand),
                 ({(257, 99): 4, (97, 256): 4, (256, 97): 2}, hand), (dict(textbook.count_pairs(words)), base)]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        merges = _random_merges(rng)
-        vocab = vocab_from_merges(merges)
-        ids = [97, 98, 99] + [i for _, i in merges]
-        counts = {}
-        for _ in range(rng.randint(0, 6)):
-            counts[(rng.choice(ids), rng.choice(ids))] = rng.choice([1, 1, 2, 2, 2, 3, 3, 4])
-        yield Generated(counts, vocab)
+
+
+def _rule_case(rng):
+    merges = _random_merges(rng)
+    vocab = vocab_from_merges(merges)
+    ids = [97, 98, 99] + [i for _, i in merges]
+    counts = {}
+    for _ in range(rng.randint(0, 6)):
+        counts[(rng.choice(ids), rng.choice(ids))] = rng.choice([1, 1, 2, 2, 2, 3, 3, 4])
+    return counts, vocab
 
 
 def _shrink_counts(args):
@@ -178,7 +179,7 @@ def _counts_shown(args) -> str:
 
 @check("ex-overlaps-rule")
 def _pick(pick):
-    compare(pick, rule_pick, _rule_cases("ex-overlaps-rule"), kind=(tuple, type(None)),
+    compare(pick, rule_pick, _rule_cases(), generate=_rule_case, kind=(tuple, type(None)),
             shrink=_shrink_counts, show=_counts_shown,
             hint=lambda args, want, got: "skip pairs that spell a token; stop below 2; "
                                          "ties: the smallest pair")
@@ -213,24 +214,28 @@ def _train_text(rng) -> str:
     return "".join(rng.choice(pool) for _ in range(rng.randint(0, 10)))
 
 
-def _train_cases(label):
-    prose = _prose()
+def _train_cases():
     yield from [("abc abc abc", 262), ("abc abc xy xy xy", 262, HAND), ("aaabdaaabac", 259), ("", 300),
                 ("ab ab", 256), ("ab ab", 257), (" the the then", 266, THE), ("abcabc abcabc", 270, HAND),
                 ("the cat sat", 300, ())]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        text = _train_text(rng)
-        r = rng.random()
-        if r < 0.25:
-            base = ()
-        elif r < 0.5:  # merges trained on text like this one: merges of merges that fire here
-            base = reference_train(text[: rng.randint(0, len(text))] + _train_text(rng), 256 + rng.randint(1, 6))
-        else:
-            base = HAND if r < 0.7 else THE if r < 0.8 else _random_merges(rng, b"abc ")
-        yield Generated(text, 256 + len(base) + rng.randint(0, 10), base)
-    yield prose, 256 + 20  # last: five topics of real prose, from bytes and after the " the" merges
-    yield prose, 256 + len(THE) + 15, THE
+
+
+def _train_case(rng):
+    text = _train_text(rng)
+    r = rng.random()
+    if r < 0.25:
+        base = ()
+    elif r < 0.5:  # merges trained on text like this one: merges of merges that fire here
+        base = reference_train(text[: rng.randint(0, len(text))] + _train_text(rng), 256 + rng.randint(1, 6))
+    else:
+        base = HAND if r < 0.7 else THE if r < 0.8 else _random_merges(rng, b"abc ")
+    return text, 256 + len(base) + rng.randint(0, 10), base
+
+
+def _prose_last():
+    """Last: five topics of real prose, from bytes and after the " the" merges."""
+    prose = _prose()
+    return [(prose, 256 + 20), (prose, 256 + len(THE) + 15, THE)]
 
 
 def _shrink_train(args):
@@ -249,7 +254,7 @@ def _train_shown(args) -> str:
 
 @check("ex-overlaps-train")
 def _train(train):
-    compare(train, reference_train, _train_cases("ex-overlaps-train"), kind=list, equal=_same_merges,
+    compare(train, reference_train, _train_cases(), generate=_train_case, then=_prose_last(), kind=list, equal=_same_merges,
             shrink=_shrink_train, show=_train_shown,
             hint=lambda args, want, got: "apply the base merges first; new ids follow "
                                          "theirs; then pick's rule")
@@ -273,31 +278,35 @@ def realised(merges, chunks) -> bool:
     return True
 
 
-def _realised_cases(label):
-    merges, chunks = _prose_merges(), list(_prose_chunks())
+def _realised_cases():
     yield from [([((97, 97), 256)], [b"aaa"]), ([((97, 97), 256), ((256, 97), 257)], [b"aaa"]),
                 (HAND, [b"abc"]), (HAND, [b"abc", b"ab", b"bc"]), (HAND, [b"bcx", b"abd", b"abc"]),
                 ([((97, 98), 256), ((256, 99), 257)], [b"abc"]), ([((97, 98), 256), ((98, 99), 257)], [b"abc"]),
                 ([], []), ([], [b"abc"]), ([((97, 98), 256)], []), ([((97, 97), 256), ((256, 256), 257)], [b"aaa"])]
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        chunks_ = [_chunk(rng) for _ in range(rng.randint(1, 4))]
-        r = rng.random()
-        if r < 0.45:  # trained on these chunks (realised), sometimes one merge more by hand
-            counts = {}
-            for c in chunks_:
-                counts[c] = counts.get(c, 0) + rng.choice([1, 2])
-            m = textbook.train_merges(counts, rng.randint(1, 6))
-            if r < 0.15:
-                m = m + _random_merges(rng)[:1]
-                m[-1] = (m[-1][0], 256 + len(m) - 1)
-        elif r < 0.65:  # trained on other chunks
-            m = textbook.train_merges({_chunk(rng): 2 for _ in range(3)}, rng.randint(1, 5))
-        else:
-            m = _random_merges(rng, n_max=4)
-        yield Generated(m, chunks_)
-    yield merges, chunks  # last: 80 merges the package trained on real prose, and its chunks
-    yield merges, chunks[:50]
+
+
+def _realised_case(rng):
+    chunks_ = [_chunk(rng) for _ in range(rng.randint(1, 4))]
+    r = rng.random()
+    if r < 0.45:  # trained on these chunks (realised), sometimes one merge more by hand
+        counts = {}
+        for c in chunks_:
+            counts[c] = counts.get(c, 0) + rng.choice([1, 2])
+        m = textbook.train_merges(counts, rng.randint(1, 6))
+        if r < 0.15:
+            m = m + _random_merges(rng)[:1]
+            m[-1] = (m[-1][0], 256 + len(m) - 1)
+    elif r < 0.65:  # trained on other chunks
+        m = textbook.train_merges({_chunk(rng): 2 for _ in range(3)}, rng.randint(1, 5))
+    else:
+        m = _random_merges(rng, n_max=4)
+    return m, chunks_
+
+
+def _prose_merges_last():
+    """Last: 80 merges the package trained on real prose, and its chunks."""
+    merges, chunks = _prose_merges(), list(_prose_chunks())
+    return [(merges, chunks), (merges, chunks[:50])]
 
 
 def _realised_shown(args) -> str:
@@ -315,7 +324,8 @@ def _shrink_realised(args):
 
 @check("ex-overlaps-realised")
 def _realised(is_realised):
-    compare(is_realised, realised, _realised_cases("ex-overlaps-realised"), kind=bool,
+    compare(is_realised, realised, _realised_cases(), generate=_realised_case, then=_prose_merges_last(),
+            kind=bool,
             shrink=_shrink_realised, show=_realised_shown,
             hint=lambda args, want, got: "replay in order; each merge must replace "
                                          "something, somewhere")

@@ -31,7 +31,7 @@ from ...lm.dask_pack import shard_plan as package_shard_plan
 from ...patterns import GPT4_PATTERN
 from ...scale.dask_count import merge_counts as package_merge_counts
 from ...scale.dask_count import plan_tasks
-from . import Generated, _gen, call, check, compare
+from . import _gen, call, check, compare
 
 
 # ---- ex-dask-cut-ranges -----------------------------------------------------------
@@ -92,16 +92,19 @@ def _task_bytes(rng, data: bytes) -> int:
                               n // 3, n // 2, n - 1, n, n + 1]))
 
 
-def _cut_cases(label):
-    yield from [(b"x = 1\n  y\n\nz\n", 3), (b"a\nb\nc", 1), (b"", 5), (b"a\n", 1), (b"a\n  \nb\n", 1),
-                (b"a\n\n\nb", 2), (b"a\n\xc3\xa9\nb\n", 1), (b"a\n\x0cb\nc", 1), (b"a\r\nb\r\nc", 1),
-                (b"a\nb", 2), (b"ab\ncd\nef\n", 3), (b"ab\ncd\nef\n", 4)]
-    rng = _gen.rng_for(label)
-    for _ in range(250):
-        data = _code(rng)
-        yield Generated(data, _task_bytes(rng, data))
+CUT_CASES = [(b"x = 1\n  y\n\nz\n", 3), (b"a\nb\nc", 1), (b"", 5), (b"a\n", 1), (b"a\n  \nb\n", 1),
+             (b"a\n\n\nb", 2), (b"a\n\xc3\xa9\nb\n", 1), (b"a\n\x0cb\nc", 1), (b"a\r\nb\r\nc", 1),
+             (b"a\nb", 2), (b"ab\ncd\nef\n", 3), (b"ab\ncd\nef\n", 4)]
+
+
+def _cut_case(rng):
+    data = _code(rng)
+    return data, _task_bytes(rng, data)
+
+
+def _real_code():
     code = stdlib_text()  # real code last: a failure there shrinks from 300 kB
-    yield from [(code[:6000], 1), (code[:40_000], 700), (code, 25_000)]
+    return [(code[:6000], 1), (code[:40_000], 700), (code, 25_000)]
 
 
 def _utf8(args) -> bool:
@@ -117,8 +120,8 @@ def _utf8(args) -> bool:
 def check_cut_ranges(cut_ranges):
     """``cut_ranges(data, task_bytes)``: the ranges ``plan_tasks`` cuts ``data`` into."""
     with tempfile.TemporaryDirectory() as folder:
-        compare(cut_ranges, planned_ranges(pathlib.Path(folder)), _cut_cases("ex-dask-cut-ranges"),
-                kind=list, valid=_utf8, equal=lambda want, got: [tuple(r) for r in got] == want,
+        compare(cut_ranges, planned_ranges(pathlib.Path(folder)), CUT_CASES, generate=_cut_case,
+                then=_real_code(), kind=list, valid=_utf8, equal=lambda want, got: [tuple(r) for r in got] == want,
                 hint=lambda a, want, got: "cut after a newline whose next line has [!-~] after "
                                           "spaces/tabs" if isinstance(got, list) else None)
 
@@ -151,9 +154,7 @@ def check_merge_counts(merge_counts):
     """``merge_counts(parts)``: the sum of a list of {chunk: count} dicts, as a new dict (``{}`` for no parts)."""
     hand = [([],), ([{b"a": 1, b"b": 2}, {b"a": 3}, {b"c": 1, b"b": 1}],), ([{b"a": 1}],), ([{}],),
             ([{}, {b"x": 2}],), ([{b"a": 1}, {b"a": 1}, {b"a": 1}],), ([{b"a": 5}, {}],)]
-    rng = _gen.rng_for("ex-dask-merge-counts")
-    cases = hand + [Generated(_counters(rng)) for _ in range(250)]
-    compare(merge_counts, summed, cases, kind=dict,
+    compare(merge_counts, summed, hand, generate=lambda rng: (_counters(rng),), kind=dict,
             equal=lambda want, got: dict(got) == want,
             hint=lambda a, want, got: "no parts: nothing was counted, an empty dict" if not a[0] else
             "a chunk in several parts gets the sum of its counts" if isinstance(got, dict) else None)
@@ -201,9 +202,7 @@ def check_shard_plan(shard_plan):
     """``shard_plan(lengths, shard_tokens)``: (first, last) document of each shard, as ``pack`` cuts them."""
     hand = [([3, 0, 4, 2, 5], 7), ([], 5), ([0, 0], 5), ([5], 5), ([2, 3], 5), ([2, 4], 5),
             ([0, 3, 0], 3), ([2, 2, 2], 4), ([3, 3, 0, 0, 4], 6), ([4, 0, 0], 4)]
-    rng = _gen.rng_for("ex-dask-shard-plan")
-    cases = hand + [Generated(*_documents(rng)) for _ in range(300)]
-    compare(shard_plan, planned_shards, cases, kind=list, valid=_fits,
+    compare(shard_plan, planned_shards, hand, generate=_documents, kind=list, valid=_fits,
             equal=lambda want, got: [tuple(int(x) for x in s) for s in got] == want,
             hint=lambda a, want, got: "close a shard when the next document would not fit; "
                                       "full is fine" if isinstance(got, list) else None)

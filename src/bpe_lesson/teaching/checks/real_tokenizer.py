@@ -31,23 +31,13 @@ import regex
 
 from ...patterns import GPT4_PATTERN, split_chunks, split_specials
 from ...scale.reservoir import UNIT_OVERHEAD, Reservoir
-from . import Generated, _gen, call, check, compare
+from . import _gen, call, check, compare, shorter
 
 # ---------------------------------------------------------------- ex-real-digits
 
 RUN = regex.compile(r"\p{N}+")
 NUMERIC = "²½①٣５Ⅻ߀"  # \p{N} beyond ASCII: No, No, No, Nd, Nd, Nl, Nd
 BESIDE = ["", " ", "  ", ",", ".", "x", "ab", "\n", "'s", "-", "é", " +", "$", "\t"]
-
-
-def _safe(hint):
-    """A hint that says nothing, rather than crash, when the reader's value is of another kind."""
-    def safe(args, want, got):
-        try:
-            return hint(args, want, got)
-        except Exception:
-            return None
-    return safe
 
 
 def thousands(chunks):
@@ -96,13 +86,14 @@ def _digit_text(rng):
     return "".join(parts)
 
 
-def _digit_cases(label):
+def _digit_cases():
     yield from [("1234567",), ("in 12345 ms",), ("999",), ("1000",), ("x1000000y",), ("3.14159",),
                 ("",), ("no digits here",), ("1,234,567.89",), ("①②③④",), ("٣٤٥٦",), ("x² + 1²³4",),
                 ("½ cup",), ("Ⅻ12",), ("１２３４",), ("42's", ), ("a\n12345\n", ), ("1" * 40,)]
-    rng = _gen.rng_for(label)
-    for _ in range(220):
-        yield Generated(_digit_text(rng))
+
+
+def _digit_case(rng):
+    return (_digit_text(rng),)
 
 
 @check("ex-real-digits")
@@ -117,8 +108,8 @@ def check_digits(pattern):
         return rx.findall(text)
 
     findall.__name__ = "findall"  # how the failure names the reader's side
-    compare(findall, thousands_split, _digit_cases("ex-real-digits"), kind=list,
-            hint=_safe(_digits_hint))
+    compare(findall, thousands_split, _digit_cases(), generate=_digit_case, kind=list,
+            hint=_digits_hint)
 
 
 def _digits_hint(args, want, got):
@@ -201,41 +192,32 @@ def _reservoir_stream(rng):
     return items, k, seed
 
 
-def _reservoir_cases(label):
-    yield from [(Stream([]), 0, 0), (Stream([]), 3, 0), (Stream(["a"]), 1, 0), (Stream(["a"]), 0, 0),
-                (Stream(range(5)), 10, 0), (Stream(range(5)), 5, 1), (Stream(range(5)), 4, 1),
-                (Stream(range(6)), 5, 2), (Stream(range(20)), 3, 7), (Stream("aabba"), 2, 3)]
-    rng = _gen.rng_for(label)
-    for _ in range(110):
+RESERVOIR_CASES = [(Stream([]), 0, 0), (Stream([]), 3, 0), (Stream(["a"]), 1, 0), (Stream(["a"]), 0, 0),
+                   (Stream(range(5)), 10, 0), (Stream(range(5)), 5, 1), (Stream(range(5)), 4, 1),
+                   (Stream(range(6)), 5, 2), (Stream(range(20)), 3, 7), (Stream("aabba"), 2, 3)]
+
+
+def _reservoir_case(rng):
+    if rng.random() < 0.5:
         items, k, seed = _reservoir_stream(rng)
-        yield Generated(Stream(items), k, seed)
-    for _ in range(110):  # any k, around the stream's length or far below it
-        k = rng.randint(0, 6)
-        n = rng.choice([0, 1, max(k - 1, 0), k, k + 1, k + 2, rng.randint(20, 200)])
-        r = rng.random()
-        pool = list(range(n))
-        if r < 0.25:  # repeated items
-            pool = [rng.randrange(5) for _ in range(n)]
-        elif r < 0.55:  # distinct items, not in sorted order
-            rng.shuffle(pool)
-        yield Generated(Stream(pool), k, rng.randrange(1000))
+        return Stream(items), k, seed
+    k = rng.randint(0, 6)  # any k, around the stream's length or far below it
+    n = rng.choice([0, 1, max(k - 1, 0), k, k + 1, k + 2, rng.randint(20, 200)])
+    r = rng.random()
+    pool = list(range(n))
+    if r < 0.25:  # repeated items
+        pool = [rng.randrange(5) for _ in range(n)]
+    elif r < 0.55:  # distinct items, not in sorted order
+        rng.shuffle(pool)
+    return Stream(pool), k, rng.randrange(1000)
 
 
 def _shrink_stream(args):
     stream, k, seed = args
-    for smaller in _gen_smaller(stream.items):
+    for smaller in shorter(stream.items):
         yield Stream(smaller), k, seed
     if k > 0:
         yield stream, k - 1, seed
-
-
-def _gen_smaller(items):
-    n = len(items)
-    if n >= 2:
-        yield items[n // 2:]
-        yield items[: n // 2]
-    for i in range(n):
-        yield items[:i] + items[i + 1:]
 
 
 def _held_while_reading(sample, n, k, seed):
@@ -251,13 +233,13 @@ def _held_while_reading(sample, n, k, seed):
 
 @check("ex-real-reservoir")
 def check_reservoir(sample):
-    compare(sample, bottom_k, _reservoir_cases("ex-real-reservoir"), kind=list, shrink=_shrink_stream,
-            hint=_safe(lambda args, want, got: (
+    compare(sample, bottom_k, RESERVOIR_CASES, generate=_reservoir_case, kind=list, shrink=_shrink_stream,
+            hint=lambda args, want, got: (
                 f"keep {len(want)} of the {len(args[0].items)} items (all if fewer than k; "
                 f"the stream reads once)" if len(got) != len(want) else
                 "return the kept items in the order the stream gave them"
                 if sorted(map(repr, got)) == sorted(map(repr, want)) else
-                "one key per item, rng.random() in stream order; keep the smallest keys")))
+                "one key per item, rng.random() in stream order; keep the smallest keys"))
     n, k = 60_000, 8
     got, peak = _held_while_reading(sample, n, k, 11)
     want = bottom_k((("item", i) for i in range(n)), k, 11)
@@ -288,23 +270,24 @@ def _special_text(rng, specials):
     return "".join(parts)
 
 
-def _special_cases(label):
+def _special_cases():
     yield from [("a<|end|>b <|endoftext|> 12345<|im_start|>user", SPECIALS),
                 ("x<|endoftext|>y<|end", ["<|end", "<|endoftext|>"]),
                 ("<|endoftext|><|endoftext|>", ["<|endoftext|>"]), ("<|end<|endoftext|>", ["<|endoftext|>", "<|end"]),
                 ("<|endoftext|>start", ["<|endoftext|>"]), ("end<|endoftext|>", ["<|endoftext|>"]),
                 ("plain text, no special", SPECIALS), ("hi<|end|>", []), ("", ["<|endoftext|>"]),
                 ("abca", ["ab", "bca"]), ("abca", ["bca", "ab"]), ("<|endoftext", ["<|endoftext|>"])]
-    rng = _gen.rng_for(label)
-    for _ in range(230):
-        r = rng.random()
-        if r < 0.15:
-            specials = []
-        elif r < 0.4:
-            specials = rng.sample(OVERLAPPING, rng.randint(1, 3))
-        else:
-            specials = rng.sample(SPECIALS, rng.randint(1, 4))
-        yield Generated(_special_text(rng, specials), specials)
+
+
+def _special_case(rng):
+    r = rng.random()
+    if r < 0.15:
+        specials = []
+    elif r < 0.4:
+        specials = rng.sample(OVERLAPPING, rng.randint(1, 3))
+    else:
+        specials = rng.sample(SPECIALS, rng.randint(1, 4))
+    return _special_text(rng, specials), specials
 
 
 def _as_pairs(value):
@@ -313,10 +296,10 @@ def _as_pairs(value):
 
 @check("ex-real-specials")
 def check_specials(cut_specials):
-    compare(cut_specials, split_specials, _special_cases("ex-real-specials"), kind=list,
+    compare(cut_specials, split_specials, _special_cases(), generate=_special_case, kind=list,
             equal=lambda want, got: _as_pairs(got) == want,
             valid=lambda args: all(args[1]),
-            hint=_safe(_specials_hint))
+            hint=_specials_hint)
 
 
 def _specials_hint(args, want, got):

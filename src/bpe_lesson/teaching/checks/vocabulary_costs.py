@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import Generated, _gen, check, compare
+from . import _gen, check, compare
 
 # bytes per token of held-out text at each vocabulary size, the shape the chapter
 # measures (a hand-made curve, so the check works without training)
@@ -63,31 +63,31 @@ def max_vocab(d: int, layers: int, share, tied: bool = True) -> int:
     return math.floor(share * body_params(d, layers) / ((1 - share) * k * d))
 
 
-def _max_vocab_cases(label):
+def _max_vocab_cases():
     """(d, layers, share, tied): the chapter's models, then budgets met exactly, just missed, just passed."""
     yield from [(1024, 28, Fraction(1, 5), True), (768, 12, Fraction(3, 10), True),
                 (512, 8, Fraction(1, 4), False), (2048, 24, Fraction(1, 10), True),
                 (1024, 28, Fraction(2, 5), False), (1, 0, Fraction(1, 2), True),  # V = 2 is exactly half
                 (64, 1, Fraction(1, 1000), True)]                                  # not one row fits: 0
-    rng = _gen.rng_for(label)
-    for _ in range(240):
-        d = rng.choice([1, 2, 3, 7, 64, 100, 768, 1024, 4096, rng.randint(1, 2048)])
-        layers = rng.choice([0, 1, 2, 12, 28, rng.randint(0, 48)])
-        tied = rng.random() < 0.5
-        k, body = 1 if tied else 2, body_params(d, layers)
-        r = rng.random()
-        if r < 0.45:  # a budget met exactly at some V0, or missed / passed by a hair
-            v0 = rng.choice([1, 2, 3, rng.randint(1, 300), rng.randint(1, 300_000)])
-            share = Fraction(k * v0 * d, body + k * v0 * d)
-            eps = Fraction(1, 10 ** rng.randint(9, 15))
-            share += rng.choice([0, 0, 0, -eps, eps])
-        elif r < 0.55:  # too small a budget for one row
-            share = Fraction(rng.randint(1, k * d), (body + k * d) * rng.randint(2, 9))
-        else:
-            q = rng.randint(2, 1000)
-            share = Fraction(rng.randint(1, q - 1), q)
-        if 0 < share < 1:
-            yield Generated(d, layers, share, tied)
+
+
+def _max_vocab_case(rng):
+    d = rng.choice([1, 2, 3, 7, 64, 100, 768, 1024, 4096, rng.randint(1, 2048)])
+    layers = rng.choice([0, 1, 2, 12, 28, rng.randint(0, 48)])
+    tied = rng.random() < 0.5
+    k, body = 1 if tied else 2, body_params(d, layers)
+    r = rng.random()
+    if r < 0.45:  # a budget met exactly at some V0, or missed / passed by a hair
+        v0 = rng.choice([1, 2, 3, rng.randint(1, 300), rng.randint(1, 300_000)])
+        share = Fraction(k * v0 * d, body + k * v0 * d)
+        eps = Fraction(1, 10 ** rng.randint(9, 15))
+        share += rng.choice([0, 0, 0, -eps, eps])
+    elif r < 0.55:  # too small a budget for one row
+        share = Fraction(rng.randint(1, k * d), (body + k * d) * rng.randint(2, 9))
+    else:
+        q = rng.randint(2, 1000)
+        share = Fraction(rng.randint(1, q - 1), q)
+    return (d, layers, share, tied) if 0 < share < 1 else None  # None: compare draws again
 
 
 def _max_vocab_hint(args, want, got):
@@ -106,7 +106,7 @@ def _max_vocab_hint(args, want, got):
 
 @check("ex-cost-max-vocab")
 def check_max_vocab(fn):
-    compare(fn, max_vocab, _max_vocab_cases("ex-cost-max-vocab"), kind=int,
+    compare(fn, max_vocab, _max_vocab_cases(), generate=_max_vocab_case, kind=int,
             shrink=lambda args: iter(()), hint=_max_vocab_hint)
 
 
@@ -179,23 +179,22 @@ def _clear_winner(curve, d, layers, n_bytes):
     return len(costs) < 2 or costs[0] == costs[1] or costs[1] - costs[0] > costs[0] * Fraction(1, 10 ** 9)
 
 
-def _cheapest_cases(label, measured):
+def _cheapest_cases(measured):
     for d, layers, n_bytes in CONFIGS:
         yield (dict(CURVE), d, layers, n_bytes)
         if measured:
             yield (dict(measured), d, layers, n_bytes)
     yield ({512: 2.0}, 64, 1, 100)  # one size measured: it is the answer
-    rng = _gen.rng_for(label)
-    made = 0
-    while made < 240:
-        if rng.random() < 0.25:
-            case = _tie(rng)
-        else:
-            d = int(2 ** rng.uniform(3, 12))
-            case = (_curve(rng), d, rng.randint(1, 48), int(10 ** rng.uniform(1, 6.3)))
-        if _clear_winner(*case):
-            made += 1
-            yield Generated(*case)
+
+
+def _cheapest_case(rng):
+    """A tie, or a random curve and model; None unless one size wins clearly (then compare draws again)."""
+    if rng.random() < 0.25:
+        case = _tie(rng)
+    else:
+        d = int(2 ** rng.uniform(3, 12))
+        case = (_curve(rng), d, rng.randint(1, 48), int(10 ** rng.uniform(1, 6.3)))
+    return case if _clear_winner(*case) else None
 
 
 def _cheapest_hint(args, want, got):
@@ -210,7 +209,7 @@ def _cheapest_hint(args, want, got):
 
 @check("ex-cost-cheapest")
 def check_cheapest(fn, curve=None):
-    compare(fn, cheapest_vocab, _cheapest_cases("ex-cost-cheapest", curve), kind=int,
+    compare(fn, cheapest_vocab, _cheapest_cases(curve), generate=_cheapest_case, kind=int,
             valid=lambda args: len(args[0]) > 0, hint=_cheapest_hint)
 
 
@@ -241,13 +240,14 @@ def _size(rng):
                        rng.randint(1, 65_536), rng.randint(65_537, 300_000), _gen.near(rng, 2 ** 32, 0)])
 
 
-def _break_even_cases(label):
+def _break_even_cases():
     yield from [(3.0, 50_257, 100_261), (3.0, 65_536, 65_537), (3.0, 65_535, 65_536), (4.2, 1_024, 200_000),
                 (4.2, 100_000, 200_000), (2.5, 2_048, 32_768), (3.0, 200_000, 50_000), (1.5, 256, 257)]
-    rng = _gen.rng_for(label)
-    for _ in range(240):
-        bpt = rng.choice([round(rng.uniform(1, 8), 3), rng.randint(1, 6), 3.3])
-        yield Generated(bpt, _size(rng), _size(rng))
+
+
+def _break_even_case(rng):
+    bpt = rng.choice([round(rng.uniform(1, 8), 3), rng.randint(1, 6), 3.3])
+    return bpt, _size(rng), _size(rng)
 
 
 def _break_even_hint(args, want, got):
@@ -260,6 +260,6 @@ def _break_even_hint(args, want, got):
 
 @check("ex-cost-break-even")
 def check_break_even(fn):
-    compare(fn, break_even, _break_even_cases("ex-cost-break-even"), kind=(int, float),
+    compare(fn, break_even, _break_even_cases(), generate=_break_even_case, kind=(int, float),
             equal=lambda want, got: not isinstance(got, bool) and math.isclose(got, want, rel_tol=1e-9),
             shrink=lambda args: iter(()), hint=_break_even_hint)

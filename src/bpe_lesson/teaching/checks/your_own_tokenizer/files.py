@@ -13,38 +13,29 @@ import base64
 import gzip
 import os
 
-import tiktoken
 
 from ....tokenizer import tiktoken_io
-from .. import Generated, _gen, call, check, compare
+from .. import _gen, _reference, call, check, compare
 from .._calls import _name, _shown
-from ..round_trip import load_uncached as _tiktoken_reads
-from ._common import _gpt4_ranks, _gpt4o_ranks, scratch_folder
+from ._common import scratch_folder
 
 
 # ---- ex-own-files: write and read .tiktoken files -----------------------------------------------
 
 RANKS_AT_EDGES = [0, 1, 9, 10, 11, 99, 100, 255, 256, 65_535, 65_536, 100_256, 199_997, 10**9]
-AWKWARD = [0xFB, 0xFF, 0x3E, 0x3F, 10, 13, 32, 0, 9]  # '+w==', '/w==', newline, CR, space, NUL, tab
-
-
-def _token(rng) -> bytes:
-    """One to seven bytes from a pool: the awkward ones, ``abc``, or any byte.
-
-    >>> import base64; [base64.b64encode(bytes([b])) for b in AWKWARD[:2]]  # why they are awkward
-    [b'+w==', b'/w==']
-    """
-    pool = rng.choice([AWKWARD, list(b"abc"), list(range(256))])
-    return bytes(rng.choice(pool) for _ in range(rng.randint(1, 7)))
 
 
 def _small_ranks(rng) -> dict[bytes, int]:
-    """A few tokens with ranks at the edges (one and two digits, 255/256, 65,535/65,536), in any order."""
+    """A few tokens with ranks at the edges (one and two digits, 255/256, 65,535/65,536), in any order.
+
+    >>> ranks = _small_ranks(_gen.rng_for("ex-demo")); all(1 <= len(t) <= 7 for t in ranks), len(ranks) <= 12
+    (True, True)
+    """
     n = rng.choice([0, 1, 2, 3, 4, 6, 9, 12])
     pool = sorted(set(RANKS_AT_EDGES + [rng.randrange(300) for _ in range(8)]))
     ranks = {}
     for r in rng.sample(pool, min(n, len(pool))):
-        ranks.setdefault(_token(rng), r)
+        ranks.setdefault(_gen.token(rng), r)
     return ranks
 
 
@@ -67,21 +58,23 @@ def _layout(rng, ranks) -> bytes:
     return data + end if lines and rng.random() < 0.7 else data
 
 
-def _write_cases(label):
+def _write_cases():
     yield from [({},), ({b"a": 0},), ({b"b": 1, b"a": 0},), ({b"x": 10, b"y": 9},),
                 ({b"\xfb": 0, b"\xff": 1, b" ": 2, b"\n": 3},),
-                ({t: r for r, t in enumerate(_gen.long_real_tokens())},)]  # GPT-4's longest: one line each
-    rng = _gen.rng_for(label, 1)
-    for _ in range(210):
-        yield Generated(_small_ranks(rng))
+                ({t: r for r, t in enumerate(_reference.longest_tokens())},)]  # GPT-4's longest: one line each
 
 
-def _load_cases(label):
+def _write_case(rng):
+    return (_small_ranks(rng),)
+
+
+def _load_cases():
     yield from [(b"", False), (b"YQ== 0\n", False), (b"YQ== 0\n\nYg== 1\n", False), (b"YQ== 0\r\nYg== 1", False),
                 (b"Yg== 1\nYQ== 0\n", False), (b"YQ==\t7\n", False), (b"YQ== 0\nYg== 1\n", True)]
-    rng = _gen.rng_for(label)
-    for _ in range(210):
-        yield Generated(_layout(rng, _small_ranks(rng)), rng.random() < 0.2)
+
+
+def _load_case(rng):
+    return _layout(rng, _small_ranks(rng)), rng.random() < 0.2
 
 
 @check("ex-own-files")
@@ -91,7 +84,7 @@ def check_files(save_ranks, load_ranks, real_files=True):
 
         def tiktoken_reads_yours(ranks):  # what tiktoken's own loader reads from the reader's file
             save_ranks(ranks, path)
-            return _tiktoken_reads(path)
+            return _reference.tiktoken_load(path)
 
         def your_bytes(ranks):
             save_ranks(ranks, path)
@@ -107,22 +100,22 @@ def check_files(save_ranks, load_ranks, real_files=True):
         def tiktoken_reading(data, gz):
             with open(path, "wb") as f:
                 f.write(data)
-            return _tiktoken_reads(path)
+            return _reference.tiktoken_load(path)
 
         tiktoken_reads_yours.__name__ = your_bytes.__name__ = _name(save_ranks)
         your_reading.__name__ = _name(load_ranks)
-        compare(tiktoken_reads_yours, lambda ranks: ranks, _write_cases("ex-own-files"), kind=dict,
+        compare(tiktoken_reads_yours, lambda ranks: ranks, _write_cases(), generate=_write_case, seed=("ex-own-files", 1), kind=dict,
                 hint=lambda args, want, got: "tiktoken.load.load_tiktoken_bpe read this from your file")
         compare(your_bytes, lambda ranks: tiktoken_io.dumps_tiktoken({r: t for t, r in ranks.items()}),
-                _write_cases("ex-own-files"), kind=bytes,
+                _write_cases(), generate=_write_case, seed=("ex-own-files", 1), kind=bytes,
                 hint=lambda args, want, got: "one line per token in rank order (as numbers): "
                 "base64, one space, the rank, b'\\n'")
-        compare(your_reading, tiktoken_reading, _load_cases("ex-own-files"), kind=dict,
+        compare(your_reading, tiktoken_reading, _load_cases(), generate=_load_case, kind=dict,
                 show=lambda args: f"a file of {_shown(args[0], 44)}" + (", gzipped (.gz)" if args[1] else ""),
                 hint=lambda args, want, got: "skip blank lines; base64 and rank may be split by any "
                 "whitespace; open a .gz file with gzip.open")
     if real_files:  # the reader's loader on the files the packages ship: GPT-4's (plain) and GPT-4o's (.gz)
-        for name, want in [("cl100k_base", _gpt4_ranks()), ("o200k_base", _gpt4o_ranks())]:
+        for name, want in [(name, _reference.ranks(name)) for name in ("cl100k_base", "o200k_base")]:
             got = call(load_ranks, tiktoken_io.offline_path(name))
             assert isinstance(got, dict) and got == want, (
                 f"load_ranks({os.path.basename(tiktoken_io.offline_path(name))!r}) did not give "

@@ -18,7 +18,7 @@ import functools
 import tiktoken
 
 from ....patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, compile_pattern, split_chunks, split_specials
-from .. import Generated, _gen, check, compare
+from .. import _gen, check, compare
 from .._calls import _shown
 from ._common import BYTES, NAMES, RAISES, Raises, _plain, _shrink_first, _value_error_as_result
 
@@ -65,18 +65,16 @@ def _split_text(rng) -> str:
     return "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
 
 
-def _split_cases(label):
-    yield from [("Hello world!!", GPT4_PATTERN), ("", GPT4_PATTERN), ("", None), ("a b", None),
-                ("Hello, World", r"[a-z]+"), ("x  \n\n  y", GPT4_PATTERN), ("I'LL 1234567", O200K_PATTERN),
-                ("don't  stop\n", GPT2_PATTERN), ("a\n", r"\w+"), ("ab", r"\w+")]
-    rng = _gen.rng_for(label)
-    pool = [GPT2_PATTERN, GPT4_PATTERN, GPT4_PATTERN, O200K_PATTERN, O200K_PATTERN, None] + COVER_SOME + COVER_ALL
-    n = 0
-    while n < 220:
-        text = _split_text(rng)
-        if _plain(text):
-            n += 1
-            yield Generated(text, rng.choice(pool))
+SPLIT_CASES = [("Hello world!!", GPT4_PATTERN), ("", GPT4_PATTERN), ("", None), ("a b", None),
+               ("Hello, World", r"[a-z]+"), ("x  \n\n  y", GPT4_PATTERN), ("I'LL 1234567", O200K_PATTERN),
+               ("don't  stop\n", GPT2_PATTERN), ("a\n", r"\w+"), ("ab", r"\w+")]
+PATTERN_POOL = [GPT2_PATTERN, GPT4_PATTERN, GPT4_PATTERN, O200K_PATTERN, O200K_PATTERN, None] + COVER_SOME + COVER_ALL
+
+
+def _split_case(rng):
+    """(text, pattern); None when the text has a character the cases do not use safely (draw again)."""
+    text = _split_text(rng)
+    return (text, rng.choice(PATTERN_POOL)) if _plain(text) else None
 
 
 def _split_hint(args, want, got):
@@ -92,7 +90,7 @@ def _split_hint(args, want, got):
 
 @check("ex-own-split")
 def check_split(split):
-    compare(_value_error_as_result(split), split_reference, _split_cases("ex-own-split"), kind=(list, Raises),
+    compare(_value_error_as_result(split), split_reference, SPLIT_CASES, generate=_split_case, kind=(list, Raises),
             shrink=_shrink_first, hint=_split_hint,
             show=lambda args: f"{_shown(args[0], 44)}, {NAMES.get(args[1], repr(args[1]))}")
 
@@ -179,25 +177,26 @@ def _special_text(rng, specials) -> str:
     return "".join(parts)
 
 
-def _allowed(rng, specials):
+def _setting(rng, specials, below_all: float, below_none: float):
+    """An ``allowed_special`` or ``disallowed_special`` as tiktoken takes it: "all" (r < below_all),
+    none (r < below_none), or some of ``specials``."""
     r = rng.random()
-    if r < 0.3:
+    if r < below_all:
         return "all"
-    if r < 0.45:
+    if r < below_none:
         return ()
     return frozenset(s for s in specials if rng.random() < 0.5)
+
+
+def _allowed(rng, specials):
+    return _setting(rng, specials, 0.3, 0.45)
 
 
 def _disallowed(rng, specials):
-    r = rng.random()
-    if r < 0.6:
-        return "all"
-    if r < 0.85:
-        return ()
-    return frozenset(s for s in specials if rng.random() < 0.5)
+    return _setting(rng, specials, 0.6, 0.85)
 
 
-def _cut_cases(label):
+def _cut_cases():
     eot, eop = "<|endoftext|>", "<|endofprompt|>"
     two = (eot, eop)
     yield from [("a<|endoftext|>b", (eot,), "all", "all"), ("", (eot,), "all", "all"),
@@ -207,10 +206,11 @@ def _cut_cases(label):
                 (eot + eop, two, frozenset([eot]), ()), (eot + eop, two, frozenset([eot]), "all"),
                 ("<|x|>y", ("<|x|>", "|>y"), "all", "all"), ("<|a|>b", ("<|a|>", "<|a|>b"), "all", "all"),
                 ("<|a|>b", ("<|a|>", "<|a|>b"), frozenset(["<|a|>"]), ())]
-    rng = _gen.rng_for(label)
-    for _ in range(240):
-        specials = rng.choice(SPECIAL_SETS)
-        yield Generated(_special_text(rng, specials), specials, _allowed(rng, specials), _disallowed(rng, specials))
+
+
+def _cut_case(rng):
+    specials = rng.choice(SPECIAL_SETS)
+    return _special_text(rng, specials), specials, _allowed(rng, specials), _disallowed(rng, specials)
 
 
 def _cut_equal(want, got):
@@ -234,5 +234,5 @@ def _cut_hint(args, want, got):
 
 @check("ex-own-specials")
 def check_specials(cut_specials):
-    compare(_value_error_as_result(cut_specials), cut_reference, _cut_cases("ex-own-specials"),
+    compare(_value_error_as_result(cut_specials), cut_reference, _cut_cases(), generate=_cut_case,
             kind=(list, Raises), equal=_cut_equal, shrink=_shrink_first, hint=_cut_hint)

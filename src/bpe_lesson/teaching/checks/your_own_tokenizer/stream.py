@@ -15,7 +15,7 @@ import functools
 
 from ....tokenizer import Tokenizer
 from ....trainer import train
-from .. import Generated, _gen, check, compare
+from .. import Generated, Shown, _gen, _reference, check, compare, draw
 from .._calls import _name, _shown
 
 
@@ -25,8 +25,8 @@ from .._calls import _name, _shown
 def _stream_tokenizers():
     """GPT-4's and GPT-4o's tokenizers (the package's), loaded once: their real tokens span the
     places where a wrong cut differs (a newline and a blank line, ";\\n/")."""
-    return {"GPT-4 split": Tokenizer.from_tiktoken("cl100k_base"),
-            "GPT-4o split": Tokenizer.from_tiktoken("o200k_base"),
+    return {"GPT-4 split": _reference.tokenizer("cl100k_base"),
+            "GPT-4o split": _reference.tokenizer("o200k_base"),
             "GPT-4 split, small vocabulary": _spaces_tokenizer()}
 
 
@@ -38,21 +38,15 @@ def _spaces_tokenizer() -> Tokenizer:
     return train(text, 256 + 100, pattern="gpt4", special_tokens=["<|endoftext|>"])
 
 
-class Encoder:
+class Encoder(Shown):
     """One of the stream check's encoders, printed by its name."""
 
     def __init__(self, name):
-        self.name = name
+        self.name = f"<encode with the {name}>"
         self.tok = _stream_tokenizers()[name]
 
     def __call__(self, text):
         return self.tok.encode(text, allowed_special="all")
-
-    def __repr__(self):
-        return f"<encode with the {self.name}>"
-
-    def __deepcopy__(self, memo):
-        return self
 
 
 # whitespace beyond " \t\n" that the split's \s joins to a newline before it: a carriage
@@ -80,7 +74,7 @@ def _stream_lines(rng, max_lines: int = 8) -> list[str]:
     return out
 
 
-def _stream_cases(label):
+def _stream_cases():
     yield from [([], ), (["a\n"],), (["a\n", "\n", "b\n"],), (["a\n", " \n", "b"],), (["x\n", "y\n", "z\n"],),
                 (["  \n", "\n", "\n"],), (["a\n", "<|endoftext|>b\n"],), (["1\n", "2\n"],),
                 (["x;\n", "/y\n"],), (["x;\n", "/y\n"],)]  # each case alternates the two encoders
@@ -88,11 +82,11 @@ def _stream_cases(label):
         yield from [(["a\n", space + "b\n"],), (["a\n", space + "b\n"],)]
     yield from [(["a\r\n", "\r\n", "b\r\n"],), (["a\r\n", "\r\n", "b\r\n"],),  # CRLF line ends
                 (["a\n", "\n", "\u3000\n"],), (["a\n", "\n", "\u3000\n"],)]  # GPT-4o: "\n\n\u3000\n" is a token
-    rng = _gen.rng_for(label)
-    for _ in range(200):
-        yield Generated(_stream_lines(rng))
-    for _ in range(10):  # long inputs: a reader who holds back a fixed number of lines is late here
-        yield Generated(_stream_lines(rng, 40))
+
+
+def _stream_case(rng):
+    """Lines, one time in 20 forty of them: a reader who holds back a fixed number of lines is late there."""
+    return (_stream_lines(rng, 40) if rng.random() < 0.05 else _stream_lines(rng)),
 
 
 class _Feed:
@@ -188,8 +182,8 @@ def check_stream(encode_lines):
         return _run_stream(encode_lines, lines, encode)[0]
 
     yours.__name__ = _name(encode_lines)
-    cases = [Generated(c.args[0], encoders[k % 2]) if isinstance(c, Generated) else (c[0], encoders[k % 2])
-             for k, c in enumerate(_stream_cases("ex-own-stream"))]
+    cases = [(c[0], encoders[k % 2]) for k, c in enumerate(_stream_cases())]  # each encoder in turn
+    cases += [Generated(g.args[0], encoders[k % 2]) for k, g in enumerate(draw(_stream_case, "ex-own-stream"))]
     small = Encoder("GPT-4 split, small vocabulary")  # tokens that join "\n" to other whitespace
     cases += [(["a\n", line, "b\n"], small) for space in OTHER_SPACE for line in (space + "\n", space * 2 + "\n")]
     compare(yours, lambda lines, encode: encode("".join(lines)), cases, kind=list,

@@ -17,11 +17,8 @@ What this module does not do: hold the solutions (the chapter does, folded away)
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import random
-import signal
-import threading
 import time
 import tracemalloc
 
@@ -29,7 +26,7 @@ from .... import incremental, textbook
 from ....patterns import GPT4_PATTERN, split_chunks
 from ....trainer import train as package_train
 from ... import samples
-from .. import Generated, _gen, call, check, compare
+from .. import _gen, alarm, call, check, compare
 from .._calls import _name, _shown
 
 
@@ -41,12 +38,9 @@ def _words(rng):
         [rng.choice([1, 1, 2, 3, 5, 100]) for _ in range(n)]
 
 
-def _index_cases(label):
+def _index_cases():
     yield from [([[97, 97, 97], [97, 98]], [1, 2]), ([], []), ([[5]], [3]), ([[1, 2, 1, 2]], [1]),
                 ([[97, 97, 97, 97], [97, 97]], [1, 1])]
-    rng = _gen.rng_for(label)
-    for _ in range(220):
-        yield Generated(*_words(rng))
 
 
 def _is_heap(h) -> bool:
@@ -90,15 +84,16 @@ def _index_show(args):
     return f"{_shown(args[0], 40)}, counts {_shown(args[1], 20)}"
 
 
-def _merge_cases(label):
+def _merge_cases():
     yield from [([1, 2, 3, 1, 2], (1, 2), 4), ([97, 97, 97], (97, 97), 256), ([97, 97, 97, 97], (97, 97), 256),
                 ([], (1, 2), 256), ([1], (1, 2), 256), ([5, 6], (6, 5), 7), ([256, 97, 97], (256, 97), 257)]
     yield from _gen.DIGIT_MERGES
-    rng = _gen.rng_for(label, 2)
-    for _ in range(200):
-        ids = _gen.ids(rng) if rng.random() < 0.7 else _gen.digit_ids(rng)
-        pairs = list(zip(ids, ids[1:])) or [(97, 98)]
-        yield Generated(ids, rng.choice(pairs) if rng.random() < 0.9 else (97, 97), rng.choice([256, 300, 65_536]))
+
+
+def _merge_case(rng):
+    ids = _gen.ids(rng) if rng.random() < 0.7 else _gen.digit_ids(rng)
+    pairs = list(zip(ids, ids[1:])) or [(97, 98)]
+    return ids, rng.choice(pairs) if rng.random() < 0.9 else (97, 97), rng.choice([256, 300, 65_536])
 
 
 def _count_all(words, counts):
@@ -109,10 +104,10 @@ def _count_all(words, counts):
 
 @check("ex-own-index")
 def check_index(index_pairs, merge=None):
-    compare(index_pairs, _count_all, _index_cases("ex-own-index"), kind=tuple, equal=_index_equal,
+    compare(index_pairs, _count_all, _index_cases(), generate=_words, kind=tuple, equal=_index_equal,
             hint=_index_hint, show=_index_show)
     if merge is not None:  # the merge of one pair in one word, left to right
-        compare(merge, textbook.merge, _merge_cases("ex-own-index"), kind=list,
+        compare(merge, textbook.merge, _merge_cases(), generate=_merge_case, seed=("ex-own-index", 2), kind=list,
                 hint=_gen.merge_hint)
 
 
@@ -155,14 +150,15 @@ def _chunk_counts(rng) -> dict[bytes, int]:
     return out
 
 
-def _update_cases(label):
+def _update_cases():
     yield from [({b"aaabdaaabac": 1}, 3), ({b"aaaa": 1}, 2), ({b"hug": 10, b"pug": 5, b"pun": 12, b"bun": 4}, 6),
                 ({b"abcabc": 2, b"bc": 3}, 5), ({b"ab": 1}, 2),
                 ({bytes([1, 12, 1, 12]): 3, bytes([11, 12, 11]): 2}, 3),  # "1,12" inside "11,12"
                 ({bytes([2, 1, 2, 1]): 3, bytes([21, 2, 1]): 1}, 3)]
-    rng = _gen.rng_for(label)
-    for _ in range(220):
-        yield Generated(_chunk_counts(rng), rng.randint(1, 8))
+
+
+def _update_case(rng):
+    return _chunk_counts(rng), rng.randint(1, 8)
 
 
 @check("ex-own-update")
@@ -171,7 +167,7 @@ def check_update(merge_update):
         return _train_with(merge_update, chunk_counts, n_merges)
 
     yours.__name__ = _name(merge_update)
-    compare(yours, lambda cc, n: _train_with(_package_update, cc, n), _update_cases("ex-own-update"),
+    compare(yours, lambda cc, n: _train_with(_package_update, cc, n), _update_cases(), generate=_update_case,
             kind=tuple, show=lambda args: f"training on {_shown(args[0], 40)}, {args[1]} merges",
             hint=lambda args, want, got: "(merges, words, counts) after training with your update; index the "
             "words under each new pair and push the new pairs on the heap")
@@ -191,13 +187,14 @@ def _train_text(rng) -> str:
     return _gen.text(rng, 50)
 
 
-def _train_cases(label):
+def _train_cases():
     toy = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
     yield from [(toy, 261), (toy, 300), ("", 300), ("aaabdaaabac", 259), ("abc abc bc bc ab ab", 270),
                 ("a", 256)]
-    rng = _gen.rng_for(label)
-    for _ in range(220):
-        yield Generated(_train_text(rng), rng.choice([256, 257, 258, 260, 264, 270, 300]))
+
+
+def _train_case(rng):
+    return _train_text(rng), rng.choice([256, 257, 258, 260, 264, 270, 300])
 
 
 def _merges_equal(want, got):
@@ -264,33 +261,13 @@ class _OverBound(BaseException):
     """Raised in the reader's trainer once it has used more CPU time than the bound allows."""
 
 
-@contextlib.contextmanager
-def _cpu_deadline(seconds: float):
-    """Stop the code inside after ``seconds`` of CPU time (SIGPROF; grade's own limit uses the real-time
-    timer, so the two do not meet). Where no such timer exists, no deadline is set."""
-    if not hasattr(signal, "ITIMER_PROF") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _fire(signum, frame):
-        raise _OverBound()
-
-    previous = signal.signal(signal.SIGPROF, _fire)
-    signal.setitimer(signal.ITIMER_PROF, seconds, 0.5)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
-
-
 def _check_heap(train):
     """The time bound again, where a linear scan for the best pair is far slower than a heap."""
     text = flat_text()
     want, t_ref = timed(_package_python, text, FLAT_VOCAB)
     t0, stopped = time.perf_counter(), False
     try:
-        with _cpu_deadline(1.2 * TIME_BOUND * t_ref):  # past the bound (CPU time), the answer is known
+        with alarm(1.2 * TIME_BOUND * t_ref, _OverBound, cpu=True):  # past the bound (CPU time), the answer is known
             got = call(train, text, FLAT_VOCAB)
     except _OverBound:
         got, stopped = want, True
@@ -307,7 +284,7 @@ def _check_heap(train):
 
 @check("ex-own-train")
 def check_train(train, size=1_000_000, vocab_size=2048):
-    compare(train, lambda text, v: package_train(text, v).merges, _train_cases("ex-own-train"), kind=list,
+    compare(train, lambda text, v: package_train(text, v).merges, _train_cases(), generate=_train_case, kind=list,
             equal=_merges_equal,
             hint=lambda args, want, got: "the highest count first, ties to the smallest (left, right); skip a "
             "pair whose bytes are a token already; stop when no pair occurs twice")
