@@ -17,8 +17,12 @@ chapter goes to _build/screenshots/jupyterlab-CHAPTER.png.
 
 Run: ``python -m pytest tests/browser/check_jupyterlab.py`` (``make test-browser`` does).
 Needs Debian's chromium and chromium-driver, selenium and jupyterlab-myst (requirements.txt).
-What this does not do: run a cell (the kernel JupyterLab starts stays idle), or check the
-built book; the file name keeps it out of ``pytest tests``.
+Once, on a two-cell notebook put on the server (not a chapter): running the glue cell and
+then the markdown cell replaces the stored results with the kernel's, which are the text
+{glue:text} shows ("1.23", "32,768").
+
+What this does not do: run a chapter's cells (its kernel stays idle), or check the built
+book; the file name keeps it out of ``pytest tests``.
 """
 
 import json
@@ -35,10 +39,14 @@ import time
 import urllib.error
 import urllib.request
 
+import nbformat
 import pytest
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -233,3 +241,38 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser):
                            f"[{first}].scrollIntoView()")
     browser.save_screenshot(str(SHOTS / f"jupyterlab-{chapter}.png"))
     assert not last["problems"], f"{chapter} in JupyterLab:\n" + "\n".join(last["problems"])
+
+
+def test_a_markdown_cell_run_in_jupyterlab_asks_the_kernel(lab, browser):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell('from bpe_lesson.teaching.glue import glue, glued\n'
+                                          'glue("x", 1.234)\nglue("n", 32768)'),
+                nbformat.v4.new_markdown_cell('Live: {eval}`glued("x:.2f")` of {eval}`glued("n:,")`.')]
+    # stored results that a kernel would not give, so the text shows which one it came from
+    nb.cells[1].metadata["user_expressions"] = [
+        {"expression": e, "result": {"status": "ok", "data": {"text/plain": t}, "metadata": {}}}
+        for e, t in [('glued("x:.2f")', "STORED-X"), ('glued("n:,")', "STORED-N")]]
+    body = json.dumps({"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))})
+    put = urllib.request.Request(f"{lab}/api/contents/live_glue.ipynb?token={TOKEN}", data=body.encode(),
+                                 method="PUT", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(put, timeout=30) as r:
+        assert r.status in (200, 201)
+    browser.get(f"{lab}/lab/tree/live_glue.ipynb?token={TOKEN}&reset")
+    markdown_text = ("const m = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell .myst');"
+                     "return m ? m.innerText : '';")
+    WebDriverWait(browser, 120, poll_frequency=0.25).until(
+        lambda d: "STORED-X of STORED-N" in d.execute_script(markdown_text),
+        message="the stored results are not shown")
+    WebDriverWait(browser, 120, poll_frequency=0.25).until(
+        lambda d: "Idle" in d.find_element(By.ID, "jp-main-statusbar").text, message="the kernel did not start")
+    first = browser.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell")[0]
+    first.find_element(By.CSS_SELECTOR, ".jp-InputPrompt").click()
+    for _ in range(2):  # Shift+Enter: the glue cell, then the markdown cell
+        ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
+    try:
+        WebDriverWait(browser, 60, poll_frequency=0.25).until(
+            lambda d: "Live: 1.23 of 32,768." in d.execute_script(markdown_text))
+    except TimeoutException:
+        pass
+    assert browser.execute_script(markdown_text).strip() == "Live: 1.23 of 32,768."
