@@ -7,9 +7,10 @@ what myst-nb's {glue:text}`KEY:FORMAT` renders. Checked here, for every chapter,
 stored notebooks (nothing executed):
 
   * a converted chapter has no {glue:text} or {glue} role left, and each markdown cell
-    stores exactly its own {eval} expressions, in order, each with the text myst-nb's
-    ``format_plain_text`` makes of the glued value's stored text/plain: the text the book
-    shows. A chapter re-executed without ``make execute``'s second step fails here;
+    stores exactly its own {eval} expressions, in order, each with a result that
+    JupyterLab shows (after taking off one pair of matching quotes, as jupyterlab-myst
+    does) as the text myst-nb's ``format_plain_text`` makes of the glued value's stored
+    text/plain: the text the book shows. A chapter re-executed without ``make execute``'s second step fails here;
   * a chapter not converted has no {eval} role and stores no results.
 
 And once with a real kernel, on a two-cell notebook: the result a kernel returns for
@@ -31,6 +32,9 @@ from bpe_lesson.teaching import glue as glue_module
 CHAPTERS = sorted(os.path.basename(p)[:-len(".ipynb")] for p in glob.glob(os.path.join(BOOK, "*.ipynb")))
 EVAL = re.compile(r"\{eval\}`([^`]*)`")
 GLUED = re.compile(r'^glued\("([^"]*)"\)$')  # the one expression form the book renders
+# jupyterlab-myst takes one pair of matching quotes off a text/plain result (its JavaScript,
+# copied: content.replace(/^(["'])(.*)\1$/, "$2"))
+JUPYTERLAB_UNQUOTE = re.compile(r"""^(["'])(.*)\1$""")
 GLUE_INLINE = re.compile(r"\{glue(?::text)?\}`")  # myst-nb's inline roles ({glue:figure} is a directive)
 IMPORT = "from bpe_lesson.teaching.glue import glue, glued"
 # the chapters issue 47 asks to read in JupyterLab: they must be converted
@@ -92,8 +96,10 @@ def test_stored_results_are_what_the_book_shows(name):
                 continue
             want = book_text(glued, m.group(1))
             got = e["result"]
-            if got != {"status": "ok", "data": {"text/plain": want}, "metadata": {}}:
-                problems.append(f"cell {i}: {e['expression']} stores {got}, the book shows {want!r}")
+            seen = JUPYTERLAB_UNQUOTE.sub(r"\2", got.get("data", {}).get("text/plain", ""))
+            if got.get("status") != "ok" or set(got["data"]) != {"text/plain"} or seen != want:
+                problems.append(f"cell {i}: {e['expression']} stores {got}, so JupyterLab shows {seen!r}; "
+                                f"the book shows {want!r}")
             n += 1
     assert not problems, f"{name}:\n" + "\n".join(problems)
     if converted(nb):
@@ -102,8 +108,8 @@ def test_stored_results_are_what_the_book_shows(name):
 
 def test_a_kernel_returns_what_is_stored(tmp_path):
     manager = pytest.importorskip("jupyter_client.manager")
-    code = f'{IMPORT}\nglue("share", round(2 / 3, 3))\nglue("n", 32768)\nglue("name", "it\'s GPT-4o")'
-    markdown = '{eval}`glued("share:.1%")` of {eval}`glued("n:,")` ids, {eval}`glued("name")`, {eval}`glued("share")`'
+    code = f'{IMPORT}\nglue("share", round(2 / 3, 3))\nglue("n", 32768)\nglue("name", "it\'s GPT-4o")\nglue("lone", repr("a b"))'
+    markdown = '{eval}`glued("share:.1%")` of {eval}`glued("n:,")` ids, {eval}`glued("name")`, {eval}`glued("share")` {eval}`glued("lone")`'
     exprs = glue_module.expressions_of(markdown)
     km, kc = manager.start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
     outputs = []  # the glue cell's outputs, as a notebook stores them
@@ -123,9 +129,10 @@ def test_a_kernel_returns_what_is_stored(tmp_path):
     live = [reply["content"]["user_expressions"][str(k)] for k in range(len(exprs))]
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(code, outputs=outputs), nbformat.v4.new_markdown_cell(markdown)]
-    assert glue_module.store_expressions(nb) == 4
+    assert glue_module.store_expressions(nb) == 5
     stored = [e["result"] for e in nb.cells[1].metadata["user_expressions"]]
-    by_hand = ["66.7%", "32,768", "it's GPT-4o", "0.667"]  # what {glue:text} shows for these
-    assert [r["data"]["text/plain"] for r in stored] == by_hand
+    by_hand = ["66.7%", "32,768", "it's GPT-4o", "0.667", "'a b'"]  # what {glue:text} shows for these
     assert [book_text(stored_glue(nb), GLUED.match(e).group(1)) for e in exprs] == by_hand
-    assert [(r["status"], r["data"]["text/plain"]) for r in live] == [("ok", t) for t in by_hand]
+    # a kernel's text/plain and the stored one are the same; JupyterLab shows it as the book does
+    assert [(r["status"], r["data"]["text/plain"]) for r in live] == [("ok", r["data"]["text/plain"]) for r in stored]
+    assert [JUPYTERLAB_UNQUOTE.sub(r"\2", r["data"]["text/plain"]) for r in stored] == by_hand

@@ -172,6 +172,11 @@ def stored_expressions(chapter):
             for c in markdown_cells(chapter)]
 
 
+def shown(text_plain):
+    """What jupyterlab-myst shows for a text/plain result: one pair of matching quotes off."""
+    return re.sub(r"""^(["'])(.*)\1$""", r"\2", text_plain)
+
+
 def shows_text(chapter):
     """Per markdown cell, whether it renders any text: a cell that is only a directive's
     fence (```{solution-end}\n```) renders empty."""
@@ -211,8 +216,9 @@ def problems_in(texts, expected, has_text):
             if m.group(1) not in KNOWN_UNKNOWN:
                 problems.append(f"markdown cell {i}: jupyterlab-myst does not know {m.group(0)!r}")
         for expression, value in exprs:
-            if value not in text:
-                problems.append(f"markdown cell {i}: {expression} should show {value!r}; the cell reads {text[:300]!r}")
+            if shown(value) not in text:
+                problems.append(f"markdown cell {i}: {expression} should show {shown(value)!r}; "
+                                f"the cell reads {text[:300]!r}")
     return problems
 
 

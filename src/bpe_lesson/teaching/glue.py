@@ -16,7 +16,7 @@ form: ``glued("KEY")`` or ``glued("KEY:FORMAT")``, KEY:FORMAT written as in myst
 * JupyterLab (jupyterlab-myst): the role shows the result stored in the markdown cell's
   ``metadata.user_expressions``, written by ``store_expressions`` after ``make execute``;
   when the reader runs the markdown cell, the kernel evaluates ``glued(...)`` itself and
-  gets the same text (``Shown``, a str whose repr is itself, so no quotes appear).
+  gets the same text (``Shown``, a str whose repr shows as itself there, no quotes added).
 
 All three compute the text with one function, ``format_glued``: myst-nb's own
 ``format_plain_text`` applied to the glued value's text/plain.
@@ -47,15 +47,30 @@ MIME_PREFIX = "application/papermill.record/"  # myst-nb's prefix for a hidden g
 _TEXTS: dict[str, str] = {}  # key -> the glued value's text/plain, in this kernel
 
 
+# jupyterlab-myst shows a text/plain result with one pair of matching quotes taken off
+# (those of a str's repr): ``content.replace(/^(["'])(.*)\1$/, "$2")``
+QUOTED = re.compile(r"""^(["'])(.*)\1$""")
+
+
 class Shown(str):
-    """A formatted number that displays as itself: repr without quotes.
+    """A formatted value that displays as itself in JupyterLab: its repr has no quotes.
+
+    subtle: jupyterlab-myst takes one pair of matching quotes off a result, so a text that
+    is itself quoted (a glued repr, "'a b'") gets one more pair, which it takes off.
 
     >>> Shown("12.5%")
     12.5%
+    >>> Shown("'a b'")
+    ''a b''
     """
 
     def __repr__(self) -> str:
-        return str(self)
+        return f"{self[0]}{self}{self[0]}" if QUOTED.match(self) else str(self)
+
+
+def jupyterlab_shows(text_plain: str) -> str:
+    """What jupyterlab-myst shows for an inline result's text/plain: "'x'" -> "x", "12%" -> "12%"."""
+    return QUOTED.sub(r"\2", text_plain)
 
 
 def glue(name: str, value, display: bool = False) -> None:
@@ -164,9 +179,9 @@ def store_expressions(nb: dict) -> int:
             if key not in texts:
                 raise KeyError(f"markdown cell {i}: {{eval}}`{expression}` names {key!r}, which no stored output "
                                f"glues (glued: {sorted(texts)})")
+            shown = repr(Shown(format_glued(texts[key], spec)))  # the text/plain a kernel returns
             results.append({"expression": expression,
-                            "result": {"status": "ok", "data": {"text/plain": format_glued(texts[key], spec)},
-                                       "metadata": {}}})
+                            "result": {"status": "ok", "data": {"text/plain": shown}, "metadata": {}}})
             stored += 1
         if results:
             cell.setdefault("metadata", {})["user_expressions"] = results
