@@ -117,7 +117,7 @@ def load_text(name: str, quick: bool) -> str | None:
 
 def tiktoken_file(vocab: str, folder: str) -> str:
     """The vocabulary as a plain ``<vocab>.tiktoken`` file in ``folder`` (gigatoken reads files by name)."""
-    from bpe_lesson.formats.tiktoken_io import offline_path
+    from bpe_lesson.tokenizer.tiktoken_io import offline_path
     src = offline_path(vocab)
     with open(src, "rb") as f:
         data = f.read()

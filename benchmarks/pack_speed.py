@@ -49,7 +49,7 @@ import bpe_lesson
 from _corpus import stdlib_docs  # benchmarks/_corpus.py
 from bpe_lesson.lm.pack import ShardWriter, iter_documents, pack
 from bpe_lesson.lm.shards import embedding_rows, dtype_for, special_id
-from bpe_lesson.formats.tiktoken_io import to_tiktoken
+from bpe_lesson.tokenizer.tiktoken_io import to_tiktoken
 
 EOS = "<|endoftext|>"
 

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _corpus import load_corpus, parse_size, stdlib_docs  # noqa: E402
 
 import bpe_lesson  # noqa: E402
-from bpe_lesson._internal.backend import CORES  # noqa: E402
+from bpe_lesson._compiled.backend import CORES  # noqa: E402
 from bpe_lesson._internal.cluster import dask_client  # noqa: E402
 from bpe_lesson.lm.pack import pack  # noqa: E402
 from bpe_lesson.scale.config import parse_config  # noqa: E402

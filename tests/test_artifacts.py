@@ -66,7 +66,8 @@ CALLS = textwrap.dedent("""
     tok = bpe_lesson.train("ab ab ab", 258, special_tokens=["<|endoftext|>"])
     for name in ("llama3", "llama4", "qwen", "qwen3.5", "tekken", "cl100k", "o200k"):
         attempt(f"from_pretrained({name})", lambda: from_pretrained(name))
-    from bpe_lesson.formats import huggingface, tiktoken_io
+    from bpe_lesson.formats import huggingface
+    from bpe_lesson.tokenizer import tiktoken_io
     attempt("to_huggingface", lambda: huggingface.to_huggingface(tok))
     attempt("save_huggingface", lambda: huggingface.save_huggingface(tok, tempfile.mkdtemp() + "/"))
     attempt("to_tiktoken", lambda: tiktoken_io.to_tiktoken(tok))

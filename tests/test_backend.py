@@ -15,7 +15,7 @@ from bpe_lesson.trainer import get_trainer
 def test_cython_backend_is_built_and_active():
     # fails when `pip install -e .` did not compile the extensions
     from bpe_lesson import chunks
-    from bpe_lesson._internal import backend as _backend
+    from bpe_lesson._compiled import backend as _backend
     from bpe_lesson._compiled import _native
     from bpe_lesson.patterns import GPT4_PATTERN
 

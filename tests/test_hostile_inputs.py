@@ -16,7 +16,7 @@ import tiktoken
 import torch
 
 import bpe_lesson
-from bpe_lesson.formats import tiktoken_io
+from bpe_lesson.tokenizer import tiktoken_io
 from bpe_lesson._internal import files as _files
 from bpe_lesson.patterns import check_pattern
 from bpe_lesson.tokenizer import Tokenizer

@@ -69,7 +69,7 @@ def _reference(name):
     import tiktoken_ext.openai_public as openai_public
 
     def load_local(url, expected_hash=None):  # tiktoken's own loader would download
-        from bpe_lesson.formats.tiktoken_io import read_tiktoken_file
+        from bpe_lesson.tokenizer.tiktoken_io import read_tiktoken_file
 
         assert url.endswith(f"/{name}.tiktoken")
         return read_tiktoken_file(pretrained_mod.pretrained_path(name), expected_sha256=expected_hash)

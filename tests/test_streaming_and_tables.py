@@ -14,7 +14,7 @@ import bpe_lesson
 from bpe_lesson import Tokenizer
 from bpe_lesson.formats.pretrained import from_pretrained
 from bpe_lesson.patterns import GPT2_PATTERN, split_chunks
-from bpe_lesson._internal.streaming import HOLD, stretches
+from bpe_lesson.tokenizer.streaming import HOLD, stretches
 from bpe_lesson.teaching.samples import MULTILINGUAL
 
 

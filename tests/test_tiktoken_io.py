@@ -23,7 +23,7 @@ from bpe_lesson.patterns import PATTERNS
 from bpe_lesson.ranks import byte_pair_merge, recover_merges, unreachable_tokens
 from bpe_lesson import Tokenizer
 from bpe_lesson._compiled import _native
-from bpe_lesson.formats import tiktoken_io as tio
+from bpe_lesson.tokenizer import tiktoken_io as tio
 from bpe_lesson.teaching.samples import MULTILINGUAL
 from bpe_lesson.textbook import apply_merges
 

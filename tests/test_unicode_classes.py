@@ -9,7 +9,7 @@ import pytest
 import regex
 import tiktoken
 
-from bpe_lesson.formats import tiktoken_io
+from bpe_lesson.tokenizer import tiktoken_io
 from bpe_lesson._internal import unicode_classes as uc
 from bpe_lesson._internal import unicode_data as _unicode_data
 from bpe_lesson.patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, split_chunks

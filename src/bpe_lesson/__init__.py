@@ -6,13 +6,14 @@ offline: ``formats.pretrained``; tiktoken's ``get_encoding``, ``encoding_for_mod
 ``encoding_name_for_model`` and ``list_encoding_names`` too), ``Tokenizer`` and ``BACKEND``: "cython" when the
 compiled extension (``_compiled._native``: the trainer and the encoder) is
 built and not disabled by ``BPE_LESSON_PUREPYTHON=1``, else "python" (decided once,
-in ``_internal/backend.py``). Both give the same merges and the same ids.
+in ``_compiled/backend.py``). Both give the same merges and the same ids.
 
 The core, flat in this folder, is what the book's Part I reads: ``patterns``,
-``chunks``, ``textbook``, ``incremental``, ``ranks``, ``tokenizer``, ``trainer``;
-beside it, its own folders: ``formats`` (files in and out: documents to train on,
-ours, ``.tiktoken``, Hugging Face's, GPT-2's; real models' vocabularies),
-``_compiled`` (the Cython extension) and ``_internal`` (helpers). Larger
+``chunks``, ``textbook``, ``incremental``, ``ranks``, ``trainer``, and ``tokenizer``
+(a package: the class and every concern of it, its own files included); beside it,
+its own folders: ``formats`` (other ecosystems' files in and out, documents to train
+on, real models' vocabularies), ``_compiled`` (the Cython extension and the switch
+to it) and ``_internal`` (helpers, the bottom layer). Larger
 capabilities live in subpackages that import the core, never the reverse:
 ``scale`` (the YAML trainer), ``lm`` (shards and training windows), ``cousins``
 (WordPiece, Unigram) and ``teaching`` (the book's helpers).
@@ -25,7 +26,7 @@ import bpe_lesson_cli
 if bpe_lesson_cli.run_by_python_m() == "bpe_lesson":
     bpe_lesson_cli.quiet_start_up()
 
-from ._internal.backend import BACKEND
+from ._compiled.backend import BACKEND
 from .formats.documents import read_documents
 from .formats.pretrained import encoding_for_model, encoding_name_for_model, from_pretrained, get_encoding
 from .formats.pretrained import list_encoding_names

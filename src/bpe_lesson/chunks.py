@@ -28,8 +28,8 @@ import multiprocessing as mp
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
-from ._internal import backend as _backend
-from ._internal.backend import resolve_workers
+from ._compiled import backend as _backend
+from ._compiled.backend import resolve_workers
 from ._internal.checks import renamed
 from .patterns import PATTERNS, compile_pattern, ordinary_pieces, resolve_pattern, special_regex
 
@@ -42,8 +42,12 @@ def count_chunks_in(docs, pattern: str | None, special_tokens=()) -> Counter:
     >>> count_chunks_in(["the cat and the hat"], r" ?\\w+") == {"the": 1, " cat": 1, " and": 1, " the": 1, " hat": 1}
     True
     """
+    return _count_in(docs, resolve_pattern(pattern), special_tokens)
+
+
+def _count_in(docs, pattern: str | None, special_tokens) -> Counter:
+    """``count_chunks_in`` with its pattern resolved (the regex, or None)."""
     counts = Counter()  # str -> int
-    pattern = resolve_pattern(pattern)
     specials = special_regex(special_tokens)
     findall = compile_pattern(pattern).findall if pattern is not None else None
     for doc in docs:
@@ -57,7 +61,7 @@ def count_chunks_in(docs, pattern: str | None, special_tokens=()) -> Counter:
 
 def _count_batch(args):
     docs, pattern, special_tokens = args
-    return count_chunks_in(docs, pattern, special_tokens)
+    return _count_in(docs, pattern, special_tokens)
 
 
 def doc_batches(docs, chars: int = _BATCH_CHARS):
@@ -115,7 +119,11 @@ def count_chunks(texts, pattern: str | None, special_tokens=(), workers: int | N
     [(' low', 1), (' lower', 1), ('low', 1)]
     """
     workers = renamed("processes", processes, "workers", workers)
-    pattern = resolve_pattern(pattern)
+    return _count_chunks(texts, resolve_pattern(pattern), special_tokens, workers)
+
+
+def _count_chunks(texts, pattern: str | None, special_tokens, workers) -> Counter:
+    """``count_chunks`` with its pattern resolved (the regex, or None)."""
     docs = [texts] if isinstance(texts, str) else list(texts)
     for d in docs:
         if not isinstance(d, str):
@@ -124,7 +132,7 @@ def count_chunks(texts, pattern: str | None, special_tokens=(), workers: int | N
     docs = [d if type(d) is str else str.__str__(d) for d in docs]
     workers = resolve_workers(workers, sum(len(d) for d in docs))
     if workers <= 1 or pattern is None:
-        return count_chunks_in(docs, pattern, special_tokens)
+        return _count_in(docs, pattern, special_tokens)
     counts = Counter()
     # fork: the workers inherit the compiled regex and start in milliseconds
     with mp.get_context("fork").Pool(workers) as pool:
@@ -157,7 +165,7 @@ def count_chunk_bytes(texts, pattern: str | None, special_tokens=(), workers: in
     [(b' low', 1), (b'low', 1), (b'lower', 1)]
     """
     workers = renamed("processes", processes, "workers", workers)
-    tally = ChunkTally(pattern, special_tokens, workers, backend=backend)
+    tally = ChunkTally(resolve_pattern(pattern), special_tokens, workers, backend=_backend.resolve_backend(backend))
     tally.add(tally.count(texts))
     return tally.result()
 
@@ -171,18 +179,20 @@ class ChunkTally:
     counts are a ``ChunkCounter`` and adding them is a merge of two C++ tables: no Python
     object is made per chunk until ``result``. Otherwise they are a dict.
 
-    >>> tally = ChunkTally("gpt4")
+    ``pattern`` and ``backend`` come resolved (``patterns.resolve_pattern``: the regex or
+    None; ``"python"`` or ``"cython"``), decided once by the caller (``train``).
+
+    >>> tally = ChunkTally(PATTERNS["gpt4"], backend="python")
     >>> for batch in (["low low"], ["lower"]):
     ...     tally.add(tally.count(batch))
     >>> sorted(tally.result().items())
     [(b' low', 1), (b'low', 1), (b'lower', 1)]
     """
 
-    def __init__(self, pattern: str | None, special_tokens=(), workers: int | None = None, *,
-                 backend: str | None = None):
-        self.pattern = resolve_pattern(pattern)
+    def __init__(self, pattern: str | None, special_tokens=(), workers: int | None = None, *, backend: str):
+        self.pattern = pattern
         self.special_tokens, self.workers = list(special_tokens), workers
-        self.counter = compiled_counter(self.pattern, backend)  # None: the readable split
+        self.counter = _counter_class(pattern, backend)  # None: the readable split
         self.total = None  # a ChunkCounter or a dict (bytes -> count); None before the first add
         self.chars = 0  # characters counted so far: workers=None picks every core once it is large
 
@@ -199,7 +209,7 @@ class ChunkTally:
         self.chars += sum(len(d) for d in docs)
         workers = self.workers if self.workers is not None else resolve_workers(None, self.chars)
         if self.counter is None:
-            return to_byte_counts(count_chunks(docs, self.pattern, self.special_tokens, workers))
+            return to_byte_counts(_count_chunks(docs, self.pattern, self.special_tokens, workers))
         # the compiled counter takes exact str: numpy.str_ and other subclasses as plain str
         docs = [d if type(d) is str else str.__str__(d) for d in docs]
         workers = resolve_workers(workers, self.chars)
@@ -247,7 +257,12 @@ def compiled_counter(pattern, backend: str | None = None):
     >>> compiled_counter("gpt4", "python") is None
     True
     """
-    native = _backend.compiled(backend)
+    return _counter_class(pattern, _backend.resolve_backend(backend))
+
+
+def _counter_class(pattern, backend: str):
+    """``compiled_counter`` for a backend already resolved."""
+    native = _backend.extension(backend)
     if native is None or (pattern is not None and pattern not in PATTERNS.values()):
         return None
     return native.ChunkCounter

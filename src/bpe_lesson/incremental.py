@@ -56,6 +56,26 @@ def load(chunk_counts, base_merges=()):
 TIE_BREAKS = ("smallest-ids", "greatest-bytes")
 
 
+def options_problem(tie_break, min_frequency, max_token_length, show=repr, none: str = "None"):
+    """The first of the merge loop's options that is out of range, as ``(name, "VALUE should
+    be ...")``, or None: the one check of them, for ``train`` and the YAML config, which
+    word the error each its own way (``show`` writes a value, ``none`` names None).
+
+    >>> options_problem("smallest-ids", 2, None) is None
+    True
+    >>> options_problem("smallest-ids", 2, 1, none="null")
+    ('max_token_length', '1 should be a whole number >= 2, or null')
+    """
+    if tie_break not in TIE_BREAKS:
+        return "tie_break", f"{show(tie_break)} should be one of {', '.join(TIE_BREAKS)}"
+    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
+        return "min_frequency", f"{show(min_frequency)} should be a whole number >= 1"
+    if max_token_length is not None and (isinstance(max_token_length, bool) or not isinstance(max_token_length, int)
+                                         or max_token_length < 2):
+        return "max_token_length", f"{show(max_token_length)} should be a whole number >= 2, or {none}"
+    return None
+
+
 class _Greater:
     """A heap key that puts the greatest (left bytes, right bytes) first (heapq pops the smallest).
 

@@ -201,13 +201,15 @@ def uncovered_error(text: str, at: int, pattern: str, where: str = "the text", o
                       f"silently); add an alternative such as |\\s+|[^\\s]")
 
 
-def check_pattern(pattern: str | None, where: str = "") -> None:
+def check_pattern(pattern: str | None, where: str = "") -> str | None:
     r"""Refuse a split pattern that leaves common text unmatched, backtracks exponentially
-    or has capture groups (``resolve_pattern`` refuses those, for every caller).
+    or has capture groups (``resolve_pattern`` refuses those, for every caller); return
+    the regex (a name resolved), so a caller resolves and checks its pattern in one call.
 
     ``where`` names the file and key the pattern came from, for the message.
 
-    >>> check_pattern("gpt4"); check_pattern(r"\w+|\s+|[^\w\s]+")
+    >>> check_pattern("gpt4") == GPT4_PATTERN, check_pattern(r"\w+|\s+|[^\w\s]+")
+    (True, '\\w+|\\s+|[^\\w\\s]+')
     >>> check_pattern(r"[a-z]+")
     Traceback (most recent call last):
     ValueError: split pattern '[a-z]+' leaves character 0 (U+0048, 'H') of ... unmatched; ...
@@ -218,7 +220,7 @@ def check_pattern(pattern: str | None, where: str = "") -> None:
     except ValueError as e:
         raise ValueError(f"{at_}{e}") from None
     if pattern is None or pattern in PATTERNS.values() or pattern in _checked:
-        return
+        return pattern
     at = uncovered(COVERAGE_PROBE, pattern)
     if at is not None:
         raise ValueError(f"{at_}split pattern {pattern[:60]!r} leaves character {at} (U+{ord(COVERAGE_PROBE[at]):04X}, "
@@ -234,6 +236,7 @@ def check_pattern(pattern: str | None, where: str = "") -> None:
                              f"(nested quantifiers such as (a|aa)+); write it with possessive quantifiers "
                              f"(++, *+) or atomic groups") from None
     _checked.add(pattern)
+    return pattern
 
 
 def split_chunks(text: str, pattern: str | None) -> list[str]:
@@ -369,9 +372,10 @@ def normalize(text: str, form: str | None) -> str:
     >>> [len(normalize("é", f)) for f in FORMS]    # composed: 1 code point, decomposed: 2
     [1, 2, 1, 2]
     """
-    form = check_form(form)
     if form is None:
         return text
+    if form not in FORMS:  # (a form checked once, where the setting was made, is not checked again)
+        check_form(form)
     return unicodedata.normalize(form, text)
 
 

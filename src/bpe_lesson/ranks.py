@@ -13,7 +13,7 @@ spaces would take the plain loop minutes); and ``merge_with_dropout``, the loop 
 BPE-dropout's random drops.
 
 What this module does not do: split text into chunks (``patterns.py``), handle
-special tokens or cache anything (``tokenizer.py``), or read files (``formats/tiktoken_io.py``).
+special tokens or cache anything (``tokenizer/``), or read files (``tokenizer/tiktoken_io.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ from __future__ import annotations
 import heapq
 
 LONG_PIECE = 128  # pieces longer than this many bytes take the heap (as the compiled encoder)
+# the largest rank (= id): the compiled encoder keeps ids in 32 bits and uses 2**32 - 1 for "no token"
+MAX_ID = 2**32 - 2
+
 
 def vocab_from_merges(merges=()) -> dict[int, bytes]:
     """The 256 byte tokens, plus the token each merge makes: id -> bytes.

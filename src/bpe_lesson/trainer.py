@@ -22,11 +22,11 @@ from __future__ import annotations
 import os
 import warnings
 
-from ._internal import backend as _backend
+from ._compiled import backend as _backend
 from . import incremental, textbook
 from ._internal.progress import check_progress, progress_bar
-from .incremental import TIE_BREAKS
-from ._internal.backend import resolve_workers
+from .incremental import options_problem
+from ._compiled.backend import resolve_workers
 from .chunks import ChunkTally, doc_batches
 from .ranks import bpe_encode_chunk
 from .patterns import check_form, check_specials_normalized
@@ -53,11 +53,22 @@ def get_trainer(algorithm: str = "incremental", backend: str | None = None):
     >>> get_trainer("textbook").__name__
     'bpe_lesson.textbook'
     """
+    _check_algorithm(algorithm)
+    if algorithm == "textbook":
+        return textbook  # whatever the backend: its one implementation is the readable one
+    return _trainer_for(algorithm, _backend.resolve_backend(backend))
+
+
+def _check_algorithm(algorithm) -> None:
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
+
+
+def _trainer_for(algorithm: str, backend: str):
+    """``get_trainer`` for a checked algorithm and a resolved backend."""
     if algorithm == "textbook":
         return textbook  # one implementation: it exists to be read
-    return _backend.compiled(backend) or incremental
+    return _backend.extension(backend) or incremental
 
 
 def _check_covered(text, pattern, specials, chunk_counts, first: int = 0) -> None:
@@ -79,11 +90,13 @@ def _count_docs(tally, docs, pattern, specials, normalize, first: int = 0, check
     of a stream whose first is document number ``first``), each document put in the
     ``normalize`` form, lone surrogates as U+FFFD, a custom pattern checked to cover it all.
 
-    >>> tally = ChunkTally("gpt4", backend="python")
-    >>> _count_docs(tally, ["ab ab"], "gpt4", [], None) == {b"ab": 1, b" ab": 1}
+    ``pattern`` and ``normalize`` come resolved and checked (``train`` decides them once).
+
+    >>> tally = ChunkTally(PATTERNS["gpt4"], backend="python")
+    >>> _count_docs(tally, ["ab ab"], PATTERNS["gpt4"], [], None) == {b"ab": 1, b" ab": 1}
     True
     """
-    if check_form(normalize) is not None:  # before pre-tokenization, as encode does
+    if normalize is not None:  # before pre-tokenization, as encode does
         docs = normalize_text(docs, normalize) if isinstance(docs, str) else [normalize_text(d, normalize) for d in docs]
     try:
         chunk_counts = tally.count(docs)
@@ -196,13 +209,9 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
     n_merges = vocab_size - 256 - len(specials)
     if n_merges < 0:
         raise ValueError(f"vocab_size {vocab_size} leaves no room for 256 bytes and {len(specials)} special tokens")
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break {tie_break!r} should be one of {', '.join(TIE_BREAKS)}")
-    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
-        raise ValueError(f"min_frequency {min_frequency!r} should be a whole number >= 1")
-    if max_token_length is not None and (isinstance(max_token_length, bool) or not isinstance(max_token_length, int)
-                                         or max_token_length < 2):
-        raise ValueError(f"max_token_length {max_token_length!r} should be a whole number >= 2, or None")
+    problem = options_problem(tie_break, min_frequency, max_token_length)  # the YAML config's check too
+    if problem is not None:
+        raise ValueError(" ".join(problem))
     workers = renamed("processes", processes, "workers", workers)
     check_progress(progress)
     if start_from is not None:
@@ -210,11 +219,13 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
         options = {"tie_break": tie_break, "min_frequency": min_frequency, "max_token_length": max_token_length}
         return _extend(start_from, text, vocab_size, special_tokens, backend=backend, workers=workers,
                        verbose=verbose, options=options)
-    pattern = resolve_pattern(pattern)
-    check_pattern(pattern)
-    check_specials_normalized(specials, check_form(normalize))  # refused now, not after training
-    backend = _backend.resolve_backend(backend)  # once: what every step below runs on
-    impl = get_trainer(algorithm, backend)
+    # each setting decided once, here, and the resolved value passed down
+    pattern = check_pattern(pattern)  # the regex (a name resolved), checked to cover text
+    normalize = check_form(normalize)
+    check_specials_normalized(specials, normalize)  # refused now, not after training
+    backend = _backend.resolve_backend(backend)  # what every step below runs on
+    _check_algorithm(algorithm)
+    impl = _trainer_for(algorithm, backend)
     counting = backend if algorithm == "incremental" else "python"  # the textbook counts as it reads
     chunk_counts, text = _count_text(text, pattern, specials, workers, counting, normalize)
     with progress_bar(False if (verbose or n_merges == 0) else progress, total=n_merges, desc="merges",
@@ -226,8 +237,10 @@ def train(text, vocab_size: int, *, pattern="gpt4", special_tokens=None, algorit
         warnings.warn(StoppedShort(_why_short(text, vocab_size, len(merges) + 256 + len(specials), min_frequency,
                                               max_token_length)), stacklevel=2)
     first = 256 + len(merges)
-    return Tokenizer(merges, pattern=pattern, special_tokens={s: first + k for k, s in enumerate(specials)},
-                     normalize=normalize, backend=backend)  # it encodes on the backend it was trained on
+    # the settings were checked above and the merges made here: the tokenizer takes them as they are
+    return Tokenizer._from_resolved(merges, vocab=None, pattern=pattern,
+                                    special_tokens={s: first + k for k, s in enumerate(specials)},
+                                    normalize=normalize, backend=backend)  # it encodes on the backend it was trained on
 
 
 def train_bpe(input_path, vocab_size: int, special_tokens, **kwargs) -> tuple[dict, list]:
@@ -317,5 +330,6 @@ def _extend(base: Tokenizer, text, vocab_size: int, special_tokens, *, backend, 
     after = first + len(merges)
     specials = dict(base.special_tokens) | {s: after + k for k, s in enumerate(new_specials)}
     base_merges = base._merges  # None for an imported rank table: recovered when read
-    return Tokenizer(None if base_merges is None else base_merges + merges, vocab=vocab, pattern=base.pattern,
-                     special_tokens=specials, normalize=base.normalize, backend=backend)
+    return Tokenizer._from_resolved(None if base_merges is None else base_merges + merges, vocab=vocab,
+                                    pattern=base.pattern, special_tokens=specials, normalize=base.normalize,
+                                    backend=backend)

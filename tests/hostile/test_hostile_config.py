@@ -14,7 +14,7 @@ import warnings
 
 import pytest
 
-from bpe_lesson._internal.backend import CORES
+from bpe_lesson._compiled.backend import CORES
 from bpe_lesson.scale.config import ConfigError, load_config
 
 HANG_SECONDS = 20  # far above the milliseconds a refusal takes; bounds a hang, syncs nothing

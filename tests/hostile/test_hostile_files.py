@@ -123,7 +123,7 @@ def test_a_sidecar_that_is_a_folder_is_refused_by_name(tmp_path):
         train("hello world hello there " * 50, 300).save_tiktoken({str(p)!r})
         """, tmp_path)
     assert r.returncode == 0, r.stderr
-    from bpe_lesson.formats.tiktoken_io import sidecar_path
+    from bpe_lesson.tokenizer.tiktoken_io import sidecar_path
     sp = sidecar_path(str(p))
     os.unlink(sp)
     os.mkdir(sp)

@@ -19,7 +19,7 @@ import tiktoken
 
 import bpe_lesson
 from bpe_lesson import Tokenizer
-from bpe_lesson._internal.streaming import HOLD
+from bpe_lesson.tokenizer.streaming import HOLD
 
 # patterns whose chunks cross newlines, or depend on where the text starts
 CROSSING = {

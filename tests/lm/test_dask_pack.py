@@ -24,7 +24,7 @@ import bpe_lesson
 from bpe_lesson._internal.cluster import dask_client, leftovers
 from bpe_lesson.__main__ import main as cli_main
 from bpe_lesson.formats.documents import expand_sources, iter_documents
-from bpe_lesson.formats.tiktoken_io import to_tiktoken
+from bpe_lesson.tokenizer.tiktoken_io import to_tiktoken
 from bpe_lesson.lm import dask_pack
 from bpe_lesson.lm.dask_pack import write_shard
 from bpe_lesson.lm.pack import pack

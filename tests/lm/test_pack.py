@@ -114,7 +114,7 @@ def test_pack_on_two_workers_writes_every_document_in_order(tmp_path, tok_path, 
     import threading
 
     import bpe_lesson.lm.pack as packing
-    from bpe_lesson.formats.tiktoken_io import to_tiktoken
+    from bpe_lesson.tokenizer.tiktoken_io import to_tiktoken
 
     monkeypatch.setattr(packing, "_BATCH_CHARS", 3_000)
     monkeypatch.setattr(packing, "_THREAD_BATCH_CHARS", 3_000)
@@ -143,7 +143,7 @@ def test_pack_on_two_workers_writes_every_document_in_order(tmp_path, tok_path, 
 
 def tiktoken_ids(tok_path, docs):
     """The ids a pack of ``docs`` holds, by tiktoken (an independent encoder), an EOS after each."""
-    from bpe_lesson.formats.tiktoken_io import to_tiktoken
+    from bpe_lesson.tokenizer.tiktoken_io import to_tiktoken
 
     tok = bpe_lesson.load(tok_path)
     enc, eos = to_tiktoken(tok), tok.special_tokens[EOS]
@@ -185,7 +185,7 @@ def test_two_packs_at_once_each_encode_with_their_own_tokenizer(tok_path, other_
     # two packs in one process (say, two threads of a notebook) take batches in turn:
     # neither may encode with the other's tokenizer (a module-wide one did, from its 2nd batch)
     import bpe_lesson.lm.pack as packing
-    from bpe_lesson.formats.tiktoken_io import to_tiktoken
+    from bpe_lesson.tokenizer.tiktoken_io import to_tiktoken
 
     toks = [bpe_lesson.load(p) for p in (tok_path, other_tok_path)]
     docs = prose_docs[:6]

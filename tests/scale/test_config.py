@@ -17,7 +17,7 @@ import yaml
 
 import bpe_lesson
 from bpe_lesson import textbook
-from bpe_lesson._internal import backend as _backend
+from bpe_lesson._compiled import backend as _backend
 from bpe_lesson.scale import phases as phases_mod
 from bpe_lesson.scale.config import ConfigError, load_config, parse_config
 from bpe_lesson.scale.phases import train_from_config

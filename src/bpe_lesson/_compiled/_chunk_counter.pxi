@@ -16,7 +16,6 @@
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport uint8_t, uint64_t
 
-from ..patterns import resolve_pattern
 
 
 cdef class ChunkCounter:
@@ -44,8 +43,7 @@ cdef class ChunkCounter:
         table_free(&self.counts)
 
     def __init__(self, pattern):
-        pattern = resolve_pattern(pattern)
-        self.kind = _kind(pattern)
+        self.kind = _kind(_named(pattern))
         if self.kind == KIND_REGEX:
             raise ValueError("ChunkCounter scans only the named patterns (gpt2, gpt4, o200k) or None")
         if self.kind >= KIND_GPT2:

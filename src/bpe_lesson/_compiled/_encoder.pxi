@@ -1,6 +1,6 @@
 # The encoder, compiled (part of the one extension, ``_native.pyx``): same names and the same ids as the readable Python path.
 #
-# Read ``byte_pair_merge`` in ``ranks.py``, ``Tokenizer.encode_ordinary`` in ``tokenizer.py`` and
+# Read ``byte_pair_merge`` in ``ranks.py``, ``Tokenizer.encode_ordinary`` in ``tokenizer/core.py`` and
 # ``split_chunks`` in ``patterns.py`` first. This file does the same three steps (cut
 # the text into chunks, look each chunk up, rank-merge the ones that are not a token)
 # with C data and without the interpreter:
@@ -99,9 +99,9 @@ cdef class Encoder:
             raise MemoryError()
 
     cdef _set_pattern(self, pattern):
-        self.pattern = resolve_pattern(pattern)
+        self.pattern = _named(pattern)  # resolved by the caller (a name is looked up)
         self.kind = _kind(self.pattern)
-        self.findall = compile_pattern(self.pattern).findall if self.kind == KIND_REGEX else None
+        self.findall = _from_core("compile_pattern")(self.pattern).findall if self.kind == KIND_REGEX else None
         if self.kind >= KIND_GPT2:
             _build_tables()
 

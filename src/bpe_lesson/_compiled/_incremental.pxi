@@ -63,8 +63,6 @@ from libcpp.string cimport string
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
-from ..ranks import vocab_from_merges
-from ..textbook import format_merge
 
 
 def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress=None, *,
@@ -84,7 +82,7 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
     t.greatest = tie_break == "greatest-bytes"
     t.min_count = max(2, int(min_frequency))
     t.max_len = 0 if max_token_length is None else int(max_token_length)
-    vocab = vocab_from_merges(base_merges)
+    vocab = _from_core("vocab_from_merges")(base_merges)
     for i in range(len(vocab)):
         t.tok.push_back(vocab[i])
         t.known.insert(vocab[i])
@@ -105,7 +103,7 @@ def train_merges(chunk_counts, n_merges, base_merges=(), verbose=False, progress
             merges.append((pair, new_id))
             if verbose:
                 vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
-                print(format_merge(len(merges), pair, new_id, vocab, t.out_count[k]))
+                print(_from_core("format_merge")(len(merges), pair, new_id, vocab, t.out_count[k]))
         if progress is not None and done:
             progress(done)
         if t.finished:

@@ -5,7 +5,7 @@
 # The parts of a chunk are kept as start offsets with the rank of each adjacent
 # pair beside them (tiktoken's layout): after a merge only the two neighbouring
 # pair ranks are looked up again. Chunks of up to LANES bytes (nearly all) keep
-# them by byte offset instead (bpe_lanes, below). Chunks longer than SMALL bytes
+# them by byte offset instead (bpe_lanes, below). Chunks longer than LONG_PIECE bytes
 # (runs of spaces or "=", pattern=None) use a heap of (rank, start) and a linked
 # list: O(n log n) rather than O(n^2), the same rule (lowest rank, then leftmost).
 #
@@ -38,8 +38,8 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 cdef enum:
-    SMALL = 128               # chunks up to this many bytes use the simple merge loop
-SMALL_CHUNK = SMALL           # (for tests: longer chunks take the heap path)
+    LONG_PIECE = 128          # chunks up to this many bytes use the simple merge loop (ranks.LONG_PIECE)
+SMALL_CHUNK = LONG_PIECE      # (for tests: longer chunks take the heap path)
 
 
 cdef extern from "_window.h":
@@ -54,7 +54,7 @@ cdef Py_ssize_t bpe_merge(const Table* R, const uint8_t* s, Py_ssize_t n, uint32
     """Rank-merge s[0:n] into ``out`` (room for n ids); the number of ids, or -1."""
     if n <= LANES and R.small_ranks != NULL:
         return bpe_lanes(R, s, n, out)
-    if n <= SMALL:
+    if n <= LONG_PIECE:
         return bpe_small(R, s, n, out)
     return bpe_large(R, s, n, out)
 
@@ -132,8 +132,8 @@ cdef Py_ssize_t bpe_small(const Table* R, const uint8_t* s, Py_ssize_t n, uint32
 
     s=b"abcd", ranks ab:256 bc:257 abc:258 -> parts a|b|c|d, then ab|c|d, then abc|d -> [258, 100]
     """
-    cdef uint32_t start[SMALL + 1]
-    cdef uint32_t rk[SMALL]
+    cdef uint32_t start[LONG_PIECE + 1]
+    cdef uint32_t rk[LONG_PIECE]
     cdef Py_ssize_t m = n, k, best_k
     cdef uint32_t best
     for k in range(n):

@@ -19,8 +19,6 @@ from cpython.bytes cimport PyBytes_AS_STRING
 
 import threading
 
-from .._internal import char_classes as _char_classes
-from ..patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 
 # how the text is cut into chunks
 cdef enum:
@@ -31,17 +29,48 @@ cdef enum:
     KIND_O200K = 4
 
 
+# ---- what the Python core hands in ----------------------------------------------------
+#
+# The extension imports no module of the package: ``_compiled/backend.py``, which loads
+# it, hands it once (``configure``) the few values of the Python core it uses, so the
+# imports run one way (the core -> the extension, never back).
+_NAMED = {}                 # the named patterns: "gpt2", "gpt4", "o200k" -> the regex
+_KINDS = {}                 # the named patterns' regexes -> their scanner (KIND_*)
+_core = {}                  # "compile_pattern", "class_tables", "class_bits", "vocab_from_merges", "format_merge"
+
+
+def configure(*, patterns, compile_pattern, class_tables, class_bits, vocab_from_merges, format_merge):
+    """Hand the extension what it takes from the Python core: the named patterns
+    (``patterns.PATTERNS``), the splitter of any other regex (``patterns.compile_pattern``),
+    the scanners' class table (``char_classes.class_tables``, built on first use) and its
+    bits by name, the trainer's base vocabulary (``ranks.vocab_from_merges``) and its
+    verbose line (``textbook.format_merge``)."""
+    _NAMED.clear()
+    _NAMED.update(patterns)
+    _KINDS.clear()
+    _KINDS.update({patterns["gpt2"]: KIND_GPT2, patterns["gpt4"]: KIND_GPT4, patterns["o200k"]: KIND_O200K})
+    _core.update(compile_pattern=compile_pattern, class_tables=class_tables, class_bits=dict(class_bits),
+                 vocab_from_merges=vocab_from_merges, format_merge=format_merge)
+
+
+cdef _from_core(str name):
+    try:
+        return _core[name]
+    except KeyError:
+        raise RuntimeError("the compiled extension was loaded without bpe_lesson._compiled.backend, "
+                           "which hands it the core's patterns and tables (configure)") from None
+
+
+cdef _named(pattern):
+    """A pattern as the caller gave it, resolved already (the regex, or None), or a pattern's name."""
+    return _NAMED.get(pattern, pattern) if isinstance(pattern, str) else pattern
+
+
 cdef int _kind(pattern):
     """The scanner for a (resolved) pattern."""
     if pattern is None:
         return KIND_NONE
-    if pattern == GPT2_PATTERN:
-        return KIND_GPT2
-    if pattern == GPT4_PATTERN:
-        return KIND_GPT4
-    if pattern == O200K_PATTERN:
-        return KIND_O200K
-    return KIND_REGEX
+    return _KINDS.get(pattern, KIND_REGEX)
 
 
 # ---- the character-class table (built in _internal/char_classes.py) ---------------------
@@ -65,7 +94,7 @@ cdef int N_CI_EXTRA = 0
 
 
 def _build_tables():
-    """Point ``CLS`` and the (?i) letter tables at ``_char_classes.class_tables()``."""
+    """Point ``CLS`` and the (?i) letter tables at ``char_classes.class_tables()`` (``configure``)."""
     if CLS != NULL:
         return
     with _tables_lock:
@@ -79,11 +108,12 @@ def _build_tables():
 cdef _fill_tables():
     global CLS, _cls_bytes, N_CI_EXTRA
     bits = {F_L: "F_L", F_N: "F_N", F_S: "F_S", F_U: "F_U", F_W: "F_W", F_P: "F_P"}
+    given = _from_core("class_bits")
     for value, name in bits.items():
-        if getattr(_char_classes, name) != value:
-            raise RuntimeError(f"_char_classes.{name} is {getattr(_char_classes, name)}, "
+        if given.get(name) != value:
+            raise RuntimeError(f"char_classes.{name} is {given.get(name)}, "
                                f"_scanners.pxi reads it as {value}: make them equal and rebuild")
-    classes, ci_ascii, ci_extra = _char_classes.class_tables()
+    classes, ci_ascii, ci_extra = _from_core("class_tables")()
     if len(classes) != 0x110000 or len(ci_ascii) != 128 or len(ci_extra) > 16:
         raise RuntimeError("_char_classes.class_tables() returned tables of the wrong size")
     memcpy(CI_ASCII, PyBytes_AS_STRING(ci_ascii), 128)

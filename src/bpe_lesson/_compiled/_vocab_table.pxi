@@ -36,7 +36,6 @@ cdef object u32_array(const uint32_t* ids, Py_ssize_t n):
     return arr
 
 
-from ..patterns import compile_pattern, resolve_pattern
 
 cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
@@ -125,12 +124,12 @@ def split_chunks(text, pattern):
     >>> split_chunks("Hello world!!", "gpt4")
     ['Hello', ' world', '!!']
     """
-    pattern = resolve_pattern(pattern)
+    pattern = _named(pattern)
     cdef int kind = _kind(pattern)
     if kind == KIND_NONE:
         return [text] if text else []
     if kind == KIND_REGEX:
-        return compile_pattern(pattern).findall(text)
+        return _from_core("compile_pattern")(pattern).findall(text)
     _build_tables()
     # subtle: "surrogatepass" lets lone surrogates through as 3-byte sequences, which
     # the scanner decodes like any code point (the regex splits such text too)

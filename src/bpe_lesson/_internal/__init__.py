@@ -2,14 +2,13 @@
 
 ``files`` (reading and writing files safely), ``progress`` (progress bars),
 ``unicode_data`` (tiktoken's character classes, stored, for ``unicode_classes``) and
-``char_classes`` (the table the compiled scanners read), ``checks`` (the
-Tokenizer's argument checks, and a setting's older name), ``batch`` (``encode_batch`` and its threads),
-``compiled_path`` (the backend a tokenizer runs on, bound once), ``cluster``
-(a Dask client, for the parts that count or pack on a cluster), ``streaming``
-(``encode_iterable``) and ``tiktoken_surface`` (the rest of
-``tiktoken.Encoding``'s names on ``Tokenizer``).
+``char_classes`` (the table the compiled scanners read), ``checks`` (argument checks
+and conversions, and a setting's older name), ``optional`` (optional dependencies,
+with the install command to name) and ``cluster`` (a Dask client, for the parts that
+count or pack on a cluster).
 
-What this package does not hold: anything a chapter teaches from. Its
-``__init__`` imports nothing, so each module is loaded only by the core module
-that needs it.
+What this package does not hold: anything a chapter teaches from, or anything that
+imports the rest of the package: it is the bottom layer, and every other part may
+import it. Its ``__init__`` imports nothing, so each module is loaded only by the
+module that needs it.
 """

@@ -1,16 +1,16 @@
-"""Tokenizer files, in and out, and real models' vocabularies by name.
+"""Other ecosystems' tokenizer files, read into a ``Tokenizer`` and written from one; real
+models' vocabularies by name; the documents to train on.
 
-``tokenizer_json`` (the JSON file ``Tokenizer.save`` writes and ``Tokenizer.load``
-reads), ``byte_tables`` (a course's ``{id: bytes}`` vocabulary and ``[(bytes, bytes)]``
-merges), ``huggingface`` (a byte-level BPE ``tokenizer.json``, out and in;
-``hf_settings``: the roles, BOS and chat template it writes beside the vocabulary),
-``gpt2_files`` (GPT-2's ``encoder.json`` + ``vocab.bpe``), ``byte_level`` (GPT-2's
-byte alphabet and Hugging Face's regex syntax, which both use) and ``pretrained``
-(``from_pretrained``: Llama 3, Qwen, GPT-4, ... offline, from files that pinned
-packages ship). ``Tokenizer.save`` / ``load`` / ``from_vocab`` are thin entry points
-into these modules. ``tiktoken_io``: ``.tiktoken`` files (with their JSON sidecar) and
-``tiktoken.Encoding`` objects, in and out; ``offline``: where GPT-4's and GPT-4o's
-vocabularies are found without a network.
+``huggingface`` (a byte-level BPE ``tokenizer.json``, out and in; ``hf_settings``: the
+roles, BOS and chat template it writes beside the vocabulary), ``gpt2_files`` (GPT-2's
+``encoder.json`` + ``vocab.bpe``), ``byte_level`` (a split pattern in Hugging Face's
+regex syntax), ``pretrained`` (``from_pretrained``: Llama 3, Qwen, GPT-4, ... offline,
+from files that pinned packages ship), ``export_check`` (an export read back and
+compared) and ``documents`` (text, JSONL and Parquet files to train on). Each reads
+plain data (ranks, merges, a pattern, special tokens) and builds a ``Tokenizer``
+through its constructor: this package imports ``tokenizer``, never the reverse. The
+Tokenizer's own files (our JSON, ``.tiktoken``, a course's byte tables) are read and
+written in ``tokenizer/``.
 
 What this package does not do: encode or train. Its ``__init__`` imports nothing,
 so each module is loaded only when a format is used.

@@ -1,10 +1,11 @@
-"""GPT-2's byte-level alphabet, and split patterns rewritten for Hugging Face's regex engine.
+"""Split patterns rewritten for Hugging Face's regex engine, and GPT-2's byte-level alphabet.
 
-``bytes_to_unicode`` is GPT-2's map from each byte to a printable character, which
-``tokenizer.json``, ``vocab.bpe`` and ``encoder.json`` write tokens in
-(``show_bytes``); ``to_oniguruma`` / ``from_oniguruma`` rewrite a split pattern
-between the ``regex`` module's syntax and the Oniguruma engine's that Hugging
-Face's ``tokenizers`` runs.
+``to_oniguruma`` / ``from_oniguruma`` rewrite a split pattern between the ``regex``
+module's syntax and the Oniguruma engine's that Hugging Face's ``tokenizers`` runs.
+``bytes_to_unicode`` (GPT-2's map from each byte to a printable character, which
+``tokenizer.json``, ``vocab.bpe`` and ``encoder.json`` write tokens in, ``show_bytes``)
+is defined with the GPT-2 tables that the Tokenizer reads (``tokenizer/byte_tables.py``)
+and imported here for the formats that write it.
 
 What this module does not do: read or write any file (``huggingface`` and
 ``gpt2_files`` do), or import ``tokenizers``.
@@ -14,42 +15,11 @@ from __future__ import annotations
 
 import regex
 
+from ..tokenizer.byte_tables import _BYTE_TO_CHAR, _CHAR_TO_BYTE, bytes_to_unicode, show_bytes  # noqa: F401
+
 # The split Hugging Face's ByteLevel pre-tokenizer runs when use_regex is true
 # (GPT-2's pattern, with non-possessive quantifiers).
 HF_BYTELEVEL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-
-
-def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's map from each byte to a printable character (Hugging Face's ByteLevel).
-
-    Printable Latin-1 bytes stand for themselves; the other 68 get the characters
-    from U+0100 on, in byte order, so a space is "Ġ" and a newline "Ċ".
-
-    >>> m = bytes_to_unicode(); m[ord("a")], m[ord(" ")], m[ord("\\n")], len(set(m.values()))
-    ('a', 'Ġ', 'Ċ', 256)
-    """
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    out, extra = {}, 0  # int -> str
-    for b in range(256):
-        if b in printable:
-            out[b] = chr(b)
-        else:
-            out[b] = chr(256 + extra)
-            extra += 1
-    return out
-
-
-_BYTE_TO_CHAR = bytes_to_unicode()
-_CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
-
-
-def show_bytes(token: bytes) -> str:
-    """A token's bytes as Hugging Face writes them in a byte-level vocabulary.
-
-    >>> show_bytes(b" the"), show_bytes("é".encode())
-    ('Ġthe', 'Ã©')
-    """
-    return "".join(_BYTE_TO_CHAR[b] for b in token)
 
 
 # ---- the split pattern, for Oniguruma and back --------------------------------------

@@ -33,7 +33,7 @@ from .._internal.files import atomic_write
 from ..tokenizer import Tokenizer
 from ..ranks import merge_list_problem, recover_merges, replay_merges
 from .byte_level import _BYTE_TO_CHAR, to_oniguruma
-from .byte_tables import _read_encoder, _read_merges, _symbol_bytes
+from ..tokenizer.byte_tables import _read_encoder, _read_merges, _symbol_bytes
 from .export_check import check_export
 
 ENCODER = "encoder.json"

@@ -59,7 +59,7 @@ from .._internal.optional import optional_import
 from ..patterns import FORMS as NORMALIZATION_FORMS
 from ..patterns import GPT2_PATTERN, check_pattern
 from ..ranks import merge_list_problem, recover_merges, replay_merges
-from .tiktoken_io import MAX_ID
+from ..ranks import MAX_ID
 from ..tokenizer import Tokenizer
 from .byte_level import _BYTE_TO_CHAR, _CHAR_TO_BYTE, HF_BYTELEVEL_PATTERN, bytes_to_unicode
 from .byte_level import from_oniguruma, show_bytes, to_oniguruma

@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 
 from ..patterns import GPT4_PATTERN, O200K_PATTERN
 from .._internal.optional import install_hint
-from .offline import OFFLINE_ENCODINGS, offline_path
-from .tiktoken_io import parse_tiktoken, read_tiktoken_bytes, sha256_hex
+from ..tokenizer.offline import OFFLINE_ENCODINGS, offline_path
+from ..tokenizer.tiktoken_io import parse_tiktoken, read_tiktoken_bytes, sha256_hex
 from ..tokenizer import Tokenizer
 
 # Llama 3's split pattern, as in llama_models/llama3/tokenizer.py (``Tokenizer.pat_str``):

@@ -47,7 +47,7 @@ from multiprocessing.pool import AsyncResult
 
 import numpy as np
 
-from .._internal.backend import resolve_workers
+from .._compiled.backend import resolve_workers
 from .._internal.checks import renamed
 from .._internal.cluster import dask_client
 from .._internal.progress import check_progress, progress_bar

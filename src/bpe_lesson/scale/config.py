@@ -70,12 +70,12 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from .._internal.backend import CORES, resolve_workers
+from .._compiled.backend import CORES, resolve_workers
 from .._internal.checks import renamed
 from .._internal.cluster import check_address
 from ..formats.documents import ERRORS, STDIN, stdin_buffer
-from ..incremental import TIE_BREAKS
-from ..patterns import PATTERNS, check_pattern, resolve_pattern
+from ..incremental import options_problem
+from ..patterns import PATTERNS, check_pattern
 from .._internal.files import file_kind
 from .hardcoded import hardcoded_tokens
 from .safe_yaml import read_yaml
@@ -267,22 +267,17 @@ def parse_config(raw, base_dir=".", source="<config>") -> Config:
         raise fail("seed", f"{_show(seed)} should be a whole number >= 0")
 
     tie_break = raw.get("tie_break", "smallest-ids")
-    if tie_break not in TIE_BREAKS:
-        raise fail("tie_break", f"{_show(tie_break)} should be one of {', '.join(TIE_BREAKS)}")
     min_frequency = raw.get("min_frequency", 2)
-    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
-        raise fail("min_frequency", f"{_show(min_frequency)} should be a whole number >= 1")
     max_token_length = raw.get("max_token_length")
-    if max_token_length is not None and (isinstance(max_token_length, bool) or not isinstance(max_token_length, int)
-                                         or max_token_length < 2):
-        raise fail("max_token_length", f"{_show(max_token_length)} should be a whole number >= 2, or null")
+    problem = options_problem(tie_break, min_frequency, max_token_length, show=_show, none="null")  # train's check
+    if problem is not None:
+        raise fail(*problem)
 
     pattern = raw.get("pattern", "gpt4")
     if not isinstance(pattern, str) or not pattern:
         raise fail("pattern", f"{_show(pattern)} should be one of {sorted(PATTERNS)} or a regex")
     try:
-        pattern = resolve_pattern(pattern)
-        check_pattern(pattern)  # it must cover the text, not drop some of it
+        pattern = check_pattern(pattern)  # the regex; it must cover the text, not drop some of it
     except ValueError as e:
         raise fail("pattern", str(e)) from None
 

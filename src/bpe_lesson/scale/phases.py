@@ -30,7 +30,7 @@ import time
 import warnings
 from dataclasses import dataclass
 
-from .._internal.backend import PARALLEL_MIN_BYTES, resolve_backend
+from .._compiled.backend import PARALLEL_MIN_BYTES, resolve_backend
 from .._internal.files import check_output
 from .._internal.progress import check_progress, progress_bar
 from ..formats.documents import STDIN, skipped_message

@@ -17,7 +17,7 @@ import functools
 import random
 import zlib
 
-from ...formats import tiktoken_io
+from ...tokenizer import tiktoken_io
 
 # letters that make ties and runs likely, plus one code point of each UTF-8 length
 ALPHABET = "aab c\n"

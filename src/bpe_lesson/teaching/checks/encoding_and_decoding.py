@@ -21,7 +21,7 @@ from ... import textbook
 from ...chunks import count_chunks, to_byte_counts
 from ...patterns import GPT4_PATTERN, split_chunks
 from ...ranks import bpe_encode_chunk, byte_pair_merge
-from ...formats.tiktoken_io import tiktoken_spec
+from ...tokenizer.tiktoken_io import tiktoken_spec
 from ...tokenizer import Tokenizer
 from ...trainer import train as package_train
 from .. import samples

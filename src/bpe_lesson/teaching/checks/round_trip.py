@@ -25,7 +25,7 @@ import tempfile
 import tiktoken
 import tiktoken.load
 
-from ...formats import tiktoken_io
+from ...tokenizer import tiktoken_io
 from ...ranks import byte_pair_merge
 from ...tokenizer import Tokenizer
 from . import Generated, _gen, call, check, compare

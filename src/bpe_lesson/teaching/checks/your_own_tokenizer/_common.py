@@ -15,7 +15,7 @@ import tempfile
 import tiktoken
 
 from ...._internal.optional import optional_import
-from ....formats import tiktoken_io
+from ....tokenizer import tiktoken_io
 from ....patterns import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 from .. import _gen
 from .._calls import _name, _smaller

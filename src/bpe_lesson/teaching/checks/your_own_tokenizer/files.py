@@ -15,7 +15,7 @@ import os
 
 import tiktoken
 
-from ....formats import tiktoken_io
+from ....tokenizer import tiktoken_io
 from .. import Generated, _gen, call, check, compare
 from .._calls import _name, _shown
 from ..round_trip import load_uncached as _tiktoken_reads

@@ -12,7 +12,7 @@ encode (``Tokenizer.encode`` and the compiled ``Encoder`` do).
 
 from __future__ import annotations
 
-from . import backend as _backend
+from .._compiled import backend as _backend
 from ..patterns import special_longest_first, special_prefix
 
 _ALL = "all"  # (interned: ``disallowed_special is _ALL`` holds for the default argument)
@@ -21,7 +21,7 @@ _NONE = ()    # (the one empty tuple: ``allowed_special is _NONE`` holds for the
 
 class CompiledPath:
     """Mixed into ``Tokenizer``: needs ``_ranks``, ``pattern``, ``normalize``, ``_check_cover``,
-    ``_checked`` and ``_special_sets``."""
+    ``_check_arguments`` and ``_special_sets``."""
 
     @property
     def backend(self) -> str:
@@ -36,7 +36,10 @@ class CompiledPath:
 
     @backend.setter
     def backend(self, value):
-        value = _backend.resolve_backend(value)
+        self._bind_backend(_backend.resolve_backend(value))
+
+    def _bind_backend(self, value: str) -> None:
+        """Run on ``value``, a backend already resolved ("python" or "cython")."""
         if getattr(self, "_backend", None) != value:
             self._backend = value
             self._fast = None  # the compiled Encoder, built now: not inside the first encode
@@ -49,7 +52,7 @@ class CompiledPath:
     def _native(self):
         """The compiled extension this tokenizer's backend names, or None on "python" (asked,
         not stored: a module does not pickle)."""
-        return _backend.compiled(self._backend)
+        return _backend.extension(self._backend)
 
     def _fast_encoder(self):
         """The compiled encoder (built once), or None when the backend is "python"."""
@@ -115,8 +118,8 @@ class CompiledPath:
         if fast is None or self.normalize or self._check_cover:
             plan = None
         else:
-            self._checked("", allowed_special, disallowed_special, 0.0, None, False)  # the argument checks
-            allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
+            self._check_arguments(allowed_special, disallowed_special, 0.0)
+            allowed, disallowed = self._special_sets(allowed_special, disallowed_special)  # checked against ours
             prefix = special_prefix(frozenset(disallowed))
             if allowed or (disallowed and len(prefix.encode("utf-8")) < 2):
                 plan = None

@@ -33,9 +33,10 @@ from itertools import chain
 
 import numpy as np
 
-from .checks import DisallowedSpecial, array_dtype, as_dtype
+from .._internal.checks import array_dtype, as_dtype
 from ..patterns import PATTERNS, compile_pattern, safe_cut
 from ..patterns import GPT4_PATTERN  # noqa: F401 (the doctests)
+from .special_tokens import DisallowedSpecial
 
 
 # How many characters of pieces are gathered before a cut is looked for. A stream of

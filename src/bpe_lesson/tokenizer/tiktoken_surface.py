@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 
-from ..formats import tiktoken_io
+from . import tiktoken_io
 
 _CONTINUATION = range(0x80, 0xC0)  # UTF-8 continuation bytes 10xxxxxx
 

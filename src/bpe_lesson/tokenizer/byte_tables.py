@@ -10,7 +10,8 @@ GPT-2's byte alphabet ("Ġthe"); ``vocab_bytes`` and ``merge_bytes`` give it bac
 a learner can compare their own trainer's output with ours table for table. Both
 constructors follow CS336's rule for special tokens: the ones given are always
 special in ``encode`` (``specials_in_text="id"``; tiktoken's rule raises instead).
-The readers of GPT-2's two files live here, and ``gpt2_files`` uses them too.
+The readers of GPT-2's two files live here, and ``gpt2_files`` uses them too, with
+GPT-2's byte alphabet they are written in (``bytes_to_unicode``, ``show_bytes``).
 
 What this module does not do: change the encoding rule. A Tokenizer encodes by rank
 (tiktoken's rule: the lowest id joins first), so ``from_vocab`` refuses merges on
@@ -27,7 +28,39 @@ import os
 
 from .._internal.files import json_int, read_bytes
 from ..ranks import merge_list_problem, recover_merges
-from .byte_level import _CHAR_TO_BYTE
+
+
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's map from each byte to a printable character (Hugging Face's ByteLevel).
+
+    Printable Latin-1 bytes stand for themselves; the other 68 get the characters
+    from U+0100 on, in byte order, so a space is "Ġ" and a newline "Ċ".
+
+    >>> m = bytes_to_unicode(); m[ord("a")], m[ord(" ")], m[ord("\\n")], len(set(m.values()))
+    ('a', 'Ġ', 'Ċ', 256)
+    """
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    out, extra = {}, 0  # int -> str
+    for b in range(256):
+        if b in printable:
+            out[b] = chr(b)
+        else:
+            out[b] = chr(256 + extra)
+            extra += 1
+    return out
+
+
+_BYTE_TO_CHAR = bytes_to_unicode()
+_CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
+
+
+def show_bytes(token: bytes) -> str:
+    """A token's bytes as Hugging Face writes them in a byte-level vocabulary.
+
+    >>> show_bytes(b" the"), show_bytes("é".encode())
+    ('Ġthe', 'Ã©')
+    """
+    return "".join(_BYTE_TO_CHAR[b] for b in token)
 
 
 def _symbol_bytes(symbol: str, where: str) -> bytes:

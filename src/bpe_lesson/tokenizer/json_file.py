@@ -7,9 +7,9 @@ read, field by field, and gives the Tokenizer's arguments; an error names the fi
 the field and what was expected.
 
 What this module does not do: read or write the file itself (``Tokenizer.save`` and
-``load`` do, through ``_internal.files``), hold vocabularies that are not the 256
-bytes plus one token per merge (``.tiktoken`` files do: ``tiktoken_io``), or build
-the Tokenizer itself (``JsonFile.from_dict`` calls the class it is mixed into).
+``load`` do, through ``_internal.files``), or hold vocabularies that are not the 256
+bytes plus one token per merge (``.tiktoken`` files do: ``tiktoken_io``).
+``JsonFile.from_dict`` builds the Tokenizer through the class it is mixed into.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from __future__ import annotations
 import json
 import os
 
-from .._internal.checks import check_special_tokens
 from .._internal.files import atomic_write, read_json
 from ..patterns import FORMS as NORMALIZATION_FORMS
 from ..patterns import check_pattern
 from ..ranks import vocab_from_merges
+from .special_tokens import check_special_tokens
 
 FORMAT = "bpe-lesson tokenizer"
 VERSION = 1
@@ -138,7 +138,7 @@ class JsonFile:
     points into the functions above (``load`` hands ``.tiktoken`` files to ``load_tiktoken``)."""
 
     def to_dict(self) -> dict:
-        """Our JSON file's fields (``formats.tokenizer_json``)."""
+        """Our JSON file's fields (``tokenizer.json_file``)."""
         return to_dict(self)
 
     def save(self, path) -> None:

@@ -28,7 +28,7 @@ both read a tokenizer's ``vocab``, ``pattern``, ``special_tokens``, ``name`` and
 A ``.tiktoken`` file holds ranks, not merges; ``ranks.recover_merges`` rebuilds
 them, and an imported Tokenizer does so only when someone asks for ``.merges``.
 
-What this module does not do: build a Tokenizer or encode (``tokenizer.py``), or
+What this module does not do: build a Tokenizer or encode (``tokenizer.core``), or
 download anything (a name other than the two above is an error, not a fetch; where
 the two are found is ``offline.py``'s).
 """
@@ -48,12 +48,11 @@ from .._internal.files import atomic_write, json_int, read_bytes, regular_file
 from .._internal.optional import optional_import
 from ..patterns import FORMS as NORMALIZATION_FORMS
 from ..patterns import check_pattern
+from ..ranks import MAX_ID
 from .offline import OFFLINE_ENCODINGS, offline_path
 
 SIDECAR_SUFFIX = ".json"
 SIDECAR_KEYS = ("pattern", "special_tokens", "name", "normalize", "ranks_sha256")
-# the largest rank (= id): the compiled encoder keeps ids in 32 bits and uses 2**32 - 1 for "no token"
-MAX_ID = 2**32 - 2
 # the most bytes a .tiktoken file may hold, unpacked (o200k_base: 3.6 MB)
 MAX_TIKTOKEN_BYTES = 256 << 20
 

@@ -3,7 +3,7 @@
 A user who knows ``tokenizers.Tokenizer`` finds ``token_to_id``, ``id_to_token``,
 ``get_vocab`` and ``get_vocab_size``, with the strings Hugging Face uses for a
 byte-level BPE: each ordinary token's bytes written with GPT-2's byte-to-unicode map
-(``" the"`` is ``"Ġthe"``, ``"é"`` is ``"Ã©"``; ``formats.byte_level``), a special
+(``" the"`` is ``"Ġthe"``, ``"é"`` is ``"Ã©"``; ``byte_tables.show_bytes``), a special
 token as its own text. ``encode_with_offsets`` gives the ids and each token's span
 of characters in the text, ``(start, end)``, as ``Encoding.offsets`` does on our
 Hugging Face export: a token that holds only some bytes of a character spans that
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formats.byte_level import _CHAR_TO_BYTE, show_bytes
 from ..patterns import normalize as normalize_text
+from .byte_tables import _CHAR_TO_BYTE, show_bytes
 
 
 class HuggingFaceNames:

@@ -12,10 +12,9 @@ Special tokens follow tiktoken too: their text in the input raises unless the
 caller allows it; allowed ones become their id and are never split or merged.
 
 What this module does not do: train (``trainer.py``), define the rank loop
-(``ranks.py``), read or write files (``formats/`` and ``tiktoken_io.py``, which
-``save``, ``load`` and the ``*_tiktoken`` methods call), encode batches
-(``_internal/batch.py``, mixed in), or spell tiktoken's and Hugging Face's other
-names (``_internal/tiktoken_surface.py`` and ``_internal/hf_surface.py``, mixed in).
+(``ranks.py``), read or write files (``json_file``, ``tiktoken_io`` and ``byte_tables``
+beside it, mixed in), encode batches (``batch``, mixed in), or spell tiktoken's and
+Hugging Face's other names (``tiktoken_surface`` and ``hf_surface``, mixed in).
 """
 
 from __future__ import annotations
@@ -25,22 +24,22 @@ import random
 
 import numpy as np
 
-from ._internal.batch import BatchEncoding
-from ._internal.checks import as_ids, as_text, check_special_tokens, old_keyword, refuse_specials_in
-from ._internal.checks import replace_surrogates
-from ._internal.compiled_path import CompiledPath
-from ._internal.streaming import encode_iterable, encode_iterable_to_numpy
-from ._internal.hf_surface import HuggingFaceNames
-from ._internal.tiktoken_surface import EncodingSurface, UnknownTokenError
-from .formats.byte_tables import ByteTables
-from .formats.tokenizer_json import JsonFile
-from .patterns import check_form, check_specials_normalized
-from .patterns import normalize as normalize_text
-from .patterns import PATTERNS, check_pattern, compile_pattern, resolve_pattern, split_specials
-from .patterns import uncovered, uncovered_error
-from .ranks import bpe_encode_chunk, recover_merges, vocab_from_merges
+from .._internal.checks import as_ids, as_text, old_keyword, replace_surrogates
+from ..patterns import check_form, check_specials_normalized
+from ..patterns import normalize as normalize_text
+from ..patterns import PATTERNS, check_pattern, compile_pattern, split_specials
+from ..patterns import uncovered, uncovered_error
+from ..ranks import bpe_encode_chunk, recover_merges, vocab_from_merges
+from .batch import BatchEncoding
+from .byte_tables import ByteTables
+from .compiled_path import CompiledPath
+from .hf_surface import HuggingFaceNames
+from .json_file import JsonFile
+from .special_tokens import check_special_tokens, refuse_specials_in
+from .streaming import encode_iterable, encode_iterable_to_numpy
+from .tiktoken_surface import EncodingSurface, UnknownTokenError
 
-_CACHE_LIMIT = 200_000
+CACHE_ENTRIES = 1 << 18  # the chunk cache starts over at this many chunks (the compiled twin: cache_entries)
 _U32 = np.uint32
 
 
@@ -79,6 +78,22 @@ def checked_merges(merges, vocab=None) -> list:
     return out
 
 
+def _check_arguments(allowed_special, disallowed_special, dropout) -> None:
+    """``encode``'s arguments other than the text, checked (their special tokens are checked
+    against the tokenizer's by ``Tokenizer._special_sets``).
+
+    >>> _check_arguments("<|endoftext|>", "all", 0.0)
+    Traceback (most recent call last):
+    TypeError: allowed_special is 'all' or a set of special tokens, got the string '<|endoftext|>'; write allowed_special={'<|endoftext|>'}
+    """
+    for name, value in (("allowed_special", allowed_special), ("disallowed_special", disallowed_special)):
+        if isinstance(value, str) and value != "all":
+            raise TypeError(f"{name} is 'all' or a set of special tokens, got the string {value!r}; "
+                            f"write {name}={{{value!r}}}")
+    if not (isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0):
+        raise ValueError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
+
+
 class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, JsonFile, ByteTables):
     """A byte-level BPE tokenizer.
 
@@ -112,20 +127,15 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, 
                  backend=None, specials_in_text="raise"):
         # merges=None with a vocab: an imported rank table (tiktoken_io); its merge
         # list is recovered from the ranks the first time someone reads .merges
+        # every setting is decided here, once (train decides them itself: _from_resolved)
         if merges is None and vocab is None:
             raise ValueError("merges=None needs a vocab (an imported rank table); pass merges=[] for the 256 bytes alone")
-        self._merges = None if merges is None else checked_merges(merges, vocab)
-        if vocab is None:
-            vocab = vocab_from_merges(self._merges)
-        self.vocab = dict(vocab)  # int -> bytes
-        self.pattern = resolve_pattern(pattern)
-        check_pattern(self.pattern)  # covers common text, no exponential backtracking
-        self.special_tokens = check_special_tokens(special_tokens)  # str -> int
-        self.name = name
-        self.normalize = check_form(normalize)  # None or "NFC" / "NFD" / "NFKC" / "NFKD"
-        check_specials_normalized(self.special_tokens, self.normalize)  # each found in normalized text
-        self._ranks = {b: i for i, b in self.vocab.items()}  # bytes -> int
-        self._largest_rank = max(self.vocab, default=-1)  # what encode_batch_to_numpy's dtype must hold
+        merges = None if merges is None else checked_merges(merges, vocab)
+        pattern = check_pattern(pattern)  # the regex; covers common text, no exponential backtracking
+        special_tokens = check_special_tokens(special_tokens)  # str -> int
+        normalize = check_form(normalize)  # None or "NFC" / "NFD" / "NFKC" / "NFKD"
+        check_specials_normalized(special_tokens, normalize)  # each found in normalized text
+        self._setup(merges, vocab, pattern, special_tokens, name, normalize, specials_in_text)
         if len(self._ranks) != len(self.vocab):
             raise ValueError("two ids in the vocabulary have the same bytes; every token's bytes must be distinct")
         for s, i in self.special_tokens.items():
@@ -133,14 +143,38 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, 
                 raise ValueError(f"special token {s!r} has id {i}, which the vocabulary already uses for {self.vocab[i]!r}")
         if len(set(self.special_tokens.values())) != len(self.special_tokens):
             raise ValueError("two special tokens share an id")
+        self._default_specials = self._resolve_specials_in_text(specials_in_text)  # what encode's defaults mean
+        self.backend = backend  # "python", "cython", or None: bpe_lesson.BACKEND (a property: compiled_path)
+
+    _check_arguments = staticmethod(_check_arguments)
+
+    @classmethod
+    def _from_resolved(cls, merges, *, vocab, pattern, special_tokens, normalize, backend) -> "Tokenizer":
+        """A Tokenizer from settings its caller has already decided and checked (``train``):
+        the pattern as its regex, the special tokens as ``{text: id}`` with fresh ids, a
+        checked form, a resolved backend, and merges it made itself. Nothing is checked
+        or resolved again; the result is what ``Tokenizer(...)`` of the same values gives."""
+        self = cls.__new__(cls)
+        self._setup(merges, vocab, pattern, special_tokens, None, normalize, "raise")
+        self._default_specials = ((), "all")  # specials_in_text="raise"
+        self._bind_backend(backend)
+        return self
+
+    def _setup(self, merges, vocab, pattern, special_tokens, name, normalize, specials_in_text) -> None:
+        """The tables a tokenizer keeps, from its settings as decided (``__init__``, ``_from_resolved``)."""
+        self._merges = merges  # None for an imported rank table: recovered when first read
+        if vocab is None:
+            vocab = vocab_from_merges(merges)
+        self.vocab = dict(vocab)  # int -> bytes
+        self.pattern, self.special_tokens, self.name, self.normalize = pattern, special_tokens, name, normalize
+        self._ranks = {b: i for i, b in self.vocab.items()}  # bytes -> int
+        self._largest_rank = max(self.vocab, default=-1)  # what encode_batch_to_numpy's dtype must hold
         self._special_by_id = {i: s.encode("utf-8") for s, i in self.special_tokens.items()}
         self.specials_in_text = specials_in_text
-        self._default_specials = self._resolve_specials_in_text(specials_in_text)  # what encode's defaults mean
-        self._split = compile_pattern(self.pattern).findall if self.pattern is not None else None
+        self._split = compile_pattern(pattern).findall if pattern is not None else None
         # a named pattern covers every character by construction; any other is checked at each encode
-        self._check_cover = self.pattern is not None and self.pattern not in PATTERNS.values()
+        self._check_cover = pattern is not None and pattern not in PATTERNS.values()
         self._cache = {}  # str chunk -> list[int]
-        self.backend = backend  # "python", "cython", or None: bpe_lesson.BACKEND (a property, below)
 
     @property
     def merges(self) -> list:
@@ -166,7 +200,7 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, 
         ids = self._cache.get(chunk)
         if ids is None:
             ids = bpe_encode_chunk(chunk.encode("utf-8"), self._ranks)
-            if len(self._cache) >= _CACHE_LIMIT:
+            if len(self._cache) >= CACHE_ENTRIES:
                 self._cache.clear()
             self._cache[chunk] = ids
         return ids
@@ -250,7 +284,7 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, 
         """A lazy iterator of the ids of ``encode("".join(pieces))``, on any split of the text into
         pieces (an open file, say), holding only the text since the last safe cut. Pieces of
         UTF-8 bytes, or a file opened with "rb" (the fastest), are encoded as bytes; see
-        ``_internal/streaming.py``."""
+        ``tokenizer/streaming.py``."""
         return encode_iterable(self, pieces, allowed_special, disallowed_special)
 
     def encode_iterable_to_numpy(self, pieces, *, dtype=_U32, allowed_special=frozenset(), disallowed_special="all"):
@@ -261,12 +295,7 @@ class Tokenizer(CompiledPath, BatchEncoding, EncodingSurface, HuggingFaceNames, 
     def _checked(self, text, allowed_special, disallowed_special, dropout, seed, array):
         """``encode``'s argument checks, then ``_encode`` (``array``: a NumPy uint32 array)."""
         text = as_text(text)
-        for name, value in (("allowed_special", allowed_special), ("disallowed_special", disallowed_special)):
-            if isinstance(value, str) and value != "all":
-                raise TypeError(f"{name} is 'all' or a set of special tokens, got the string {value!r}; "
-                                f"write {name}={{{value!r}}}")
-        if not (isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0):
-            raise ValueError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
+        _check_arguments(allowed_special, disallowed_special, dropout)
         try:
             return self._encode(text, allowed_special, disallowed_special, dropout, seed, array)
         except UnicodeEncodeError:

@@ -8,6 +8,11 @@ Every other module asks ``compiled(backend)`` (or ``resolve_backend``) and passe
 the caller's ``backend=`` down explicitly; nothing else looks at the environment
 or imports the extension.
 
+The extension imports no module of the package: this module hands it, once, the
+values of the Python core it uses (``configure``: the named patterns, the splitter
+of any other regex, the scanners' class table, the trainer's vocabulary and verbose
+line), so the imports run one way: this module -> the core's bottom modules.
+
 Also here, so there is one of each: the number of cores, the input size from
 which worker processes (or threads) pay for themselves, and how many ``workers=``
 asks for (``resolve_workers``).
@@ -20,14 +25,23 @@ from __future__ import annotations
 import os
 import warnings
 
+from .._internal import char_classes
+from ..patterns import PATTERNS, compile_pattern
+from ..ranks import vocab_from_merges
+from ..textbook import format_merge
+
 PUREPYTHON = os.environ.get("BPE_LESSON_PUREPYTHON", "") not in ("", "0")
 
 native = None  # the compiled extension, when it serves
 if not PUREPYTHON:
     try:
-        from .._compiled import _native as native
+        from . import _native as native
     except ImportError:  # not built: `pip install -e .` compiles it
         native = None
+if native is not None:  # what it takes from the Python core, handed in once (it imports none of it)
+    native.configure(patterns=PATTERNS, compile_pattern=compile_pattern, class_tables=char_classes.class_tables,
+                     class_bits={name: getattr(char_classes, name) for name in ("F_L", "F_N", "F_S", "F_U", "F_W", "F_P")},
+                     vocab_from_merges=vocab_from_merges, format_merge=format_merge)
 
 BACKEND = "cython" if native is not None else "python"
 BACKENDS = ("python", "cython")
@@ -67,7 +81,17 @@ def compiled(backend: str | None):
     >>> compiled("python") is None
     True
     """
-    return native if resolve_backend(backend) == "cython" else None
+    return extension(resolve_backend(backend))
+
+
+def extension(backend: str):
+    """The compiled extension when ``backend``, already resolved ("python" or "cython"), is
+    "cython", else None: what a caller that resolved its backend once asks, step after step.
+
+    >>> extension("python") is None
+    True
+    """
+    return native if backend == "cython" else None
 
 
 MAX_WORKERS = 1024  # above this a workers value is a typo, not a machine

@@ -18,9 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import backend as _backend
+from .._compiled import backend as _backend
+from .._internal.checks import array_dtype, as_dtype, as_text, old_keyword
 from ..patterns import normalize as normalize_text
-from .checks import array_dtype, as_dtype, as_text, old_keyword, refuse_specials_in
+from .special_tokens import refuse_specials_in
 
 _U32 = np.uint32
 
