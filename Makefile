@@ -47,9 +47,9 @@ test-other-cpu: setup
 	$(OTHER_CPU) $(PY) -m pytest -q --nbval book/
 
 # every page of _build/html in headless Chromium (run `make book` first; `make test` does);
-# one screenshot per page in _build/screenshots/
+# one screenshot per page in _build/screenshots/; then three chapters in a real JupyterLab
 test-browser: setup $(CHROMEDRIVER)
-	$(PY) -m pytest -q tests/browser/check_pages.py tests/browser/check_live_tokenizer.py
+	$(PY) -m pytest -q tests/browser/check_pages.py tests/browser/check_live_tokenizer.py tests/browser/check_jupyterlab.py
 
 # Debian's chromium and its driver, when missing
 $(CHROMEDRIVER):
@@ -67,11 +67,14 @@ book: setup $(MATHJAX)/MathJax.js
 	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .
 
 # re-run chapters in place so their stored outputs are what executing them prints:
-# make execute NB="book/the_merge_rule.ipynb book/training_fast.ipynb" (default: every chapter)
+# make execute NB="book/the_merge_rule.ipynb book/training_fast.ipynb" (default: every chapter);
+# then each markdown cell's {eval}`glued(...)` numbers are stored in its metadata
+# (user_expressions), which JupyterLab shows without running anything
 NB ?= book/*.ipynb
 execute: setup
 	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=900 \
 		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.kernel_name=python3 $(NB)
+	$(PY) -m bpe_lesson.teaching.glue $(NB)
 
 lab: setup
 	$(VENV)/bin/jupyter lab book/

@@ -49,6 +49,8 @@ def test_each_optional_module_is_in_the_extra_its_message_names(module):
         assert "distributed" in packages_of(extra)
     elif module == "IPython":  # ipykernel requires it; the book's extra lists ipykernel
         assert "ipykernel" in packages_of(extra)
+    elif module == "nbformat":  # jupyterlab requires it (through nbconvert); the book's extra lists jupyterlab
+        assert "jupyterlab" in packages_of(extra)
     else:
         assert normalized(package) in packages_of(extra), f"[{extra}] does not install {package}"
 

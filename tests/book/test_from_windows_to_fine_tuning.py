@@ -10,6 +10,7 @@ import os
 import re
 
 import pytest
+from _notebook import as_glue_roles
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NB_PATH = os.path.join(ROOT, "book", "from_windows_to_fine_tuning.ipynb")
@@ -22,7 +23,8 @@ def nb():
 
 
 def source(cell):
-    return "".join(cell["source"])
+    text = "".join(cell["source"])
+    return as_glue_roles(text) if cell["cell_type"] == "markdown" else text
 
 
 def printed(nb):

@@ -36,6 +36,8 @@ EXTRAS = {
     "pyarrow": ("pyarrow", "data"),
     "matplotlib": ("matplotlib", "book"),
     "IPython": ("ipython", "book"),
+    "myst_nb": ("myst-nb", "book"),
+    "nbformat": ("nbformat", "book"),
 }
 
 
