@@ -71,7 +71,8 @@ def bits_per_byte(model, tokenizer, texts, context_length: int | None = None, ba
                 x[i, :len(xs)] = torch.tensor(xs)
                 y[i, :len(ys)] = torch.tensor([-100 if j in specials else j for j in ys])
                 n_bytes += sum(len(tokenizer.decode_bytes([j])) for j in ys if j not in specials)
-            logits = model(x.to(device)).float()
+            logits = model(x.to(device))
+            logits = logits if logits.dtype == torch.float64 else logits.float()  # half precision widened
             nats += F.cross_entropy(logits.flatten(0, 1), y.to(device).flatten(), ignore_index=-100,
                                     reduction="sum").item()
     finally:

@@ -18,17 +18,19 @@ torch = optional_import("torch", "bpe_lesson.lm.train_loop (training a model)")
 from torch.nn import functional as F  # noqa: E402  (only once torch is known to be there)
 
 
-def train_model(model, windows, steps: int, lr: float = 3e-3, *, batch_size: int = 16, seed: int = 0,
-                threads: int = 1, weight_decay: float = 0.1) -> list[float]:
+def train_model(model, windows, steps: int, *, lr: float = 3e-3, batch_size: int = 16, seed: int = 0,
+                threads: int = 1, weight_decay: float = 0.1, on_step=None) -> list[float]:
     """Train ``model`` on ``windows`` (a ``SlidingWindowDataset`` or any dataset of ``(x, y)``)
     for ``steps`` steps of AdamW; return each step's mean training loss (nats per token).
 
     Epochs follow one another as needed; epoch ``e`` is shuffled by ``(seed, e)``. The
-    batches go to the device the model is on.
+    batches go to the device the model is on. ``on_step(step, loss)``, when given, is
+    called after each step (``step`` counts from 1): a place to measure the model
+    part-way (``evaluate.bits_per_byte`` puts it back into training mode).
 
     >>> from bpe_lesson.lm.model import GPT
     >>> from bpe_lesson.lm.windows import SlidingWindowDataset
-    >>> losses = train_model(GPT(8, 8, 1, 2, 4), SlidingWindowDataset(torch.arange(8).repeat(8), 4), 30, 1e-2)
+    >>> losses = train_model(GPT(8, 8, 1, 2, 4), SlidingWindowDataset(torch.arange(8).repeat(8), 4), 30, lr=1e-2)
     >>> len(losses), losses[-1] < losses[0]
     (30, True)
     """
@@ -52,6 +54,8 @@ def train_model(model, windows, steps: int, lr: float = 3e-3, *, batch_size: int
                 loss.backward()
                 opt.step()
                 losses.append(loss.item())
+                if on_step is not None:
+                    on_step(len(losses), losses[-1])
                 if len(losses) == steps:
                     break
             epoch += 1

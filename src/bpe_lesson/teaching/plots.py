@@ -7,7 +7,11 @@ merge, sliding windows over a stream, trainer times, the price of a vocabulary.
   input and target spans drawn, ids that are never a target shaded;
 * ``side_by_side``: two listings in two columns (the Python and the compiled step);
 * ``trainer_times_figure``: wall time per trainer and vocabulary size, grouped bars;
-* ``vocabulary_price_figure``: compression against vocabulary size, and the embedding.
+* ``vocabulary_price_figure``: compression against vocabulary size, and the embedding;
+* ``ladder_figure``: held-out bits per byte of models trained at equal compute on each
+  vocabulary size, one line per budget, beside what token frequencies alone give;
+* ``extension_figure``: held-out bits per byte while a model trains on after its
+  vocabulary was extended, one curve per way to start the new rows.
 
 Each function returns a matplotlib ``Figure`` (or an HTML string) and draws what it
 is given; what this module does not do is compute the state it draws (``trace.py``
@@ -234,5 +238,47 @@ def vocabulary_price_figure(rows, d, sizes, figsize=(7, 6.5)):
         bottom.annotate(f"V = {vs[-1]:,}\n(training stopped)", (vs[-1], vs[-1] * d / 1e6),
                         xytext=(-95, 10), textcoords="offset points",
                         arrowprops={"arrowstyle": "->"})
+    fig.tight_layout()
+    return fig
+
+
+def ladder_figure(rows, unigram, held=("prose", "code"), figsize=(7, 3.6)):
+    """Bits per byte against vocabulary size, one panel per held-out set.
+
+    ``rows`` are ``lm.ladder.run`` rows (``V``, ``budget``, ``tied`` and one key per held-out
+    set); ``unigram`` maps a held-out set to ``{V: bits per byte}`` of a model that knows
+    only the training text's token frequencies (drawn dashed).
+    """
+    budgets = sorted({r["budget"] for r in rows})
+    fig, axes = plt.subplots(1, len(held), figsize=figsize, sharey=True)
+    for ax, name in zip(np.atleast_1d(axes), held):
+        for k, budget in enumerate(budgets):
+            for tied in (True, False):
+                pts = sorted((r["V"], r[name]) for r in rows if r["budget"] == budget and r["tied"] == tied)
+                if pts:
+                    style = "o-" if tied else "s:"
+                    ax.plot(*zip(*pts), style, color=f"C{k}", mfc=None if tied else "white",
+                            label=f"{budget:.3g} FLOPs" + ("" if tied else ", untied"))
+        vs = sorted(unigram[name])
+        ax.plot(vs, [unigram[name][v] for v in vs], "--", color="0.5", label="frequencies only")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(vs)
+        ax.set_xticklabels([f"{v:,}" for v in vs])
+        ax.minorticks_off()
+        style_axes(ax, f"held-out {name}", "vocabulary size V", "bits per byte" if ax is np.atleast_1d(axes)[0] else "")
+    np.atleast_1d(axes)[0].legend(fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def extension_figure(curves, figsize=(7, 3.4)):
+    """Held-out bits per byte against training steps: ``curves`` maps a label to ``{step: bpb}``."""
+    fig, ax = plt.subplots(figsize=figsize)
+    for k, (label, curve) in enumerate(curves.items()):
+        steps = sorted(curve)
+        ax.plot(steps, [curve[s] for s in steps], "o-", color=f"C{k}", label=label)
+    style_axes(ax, "Training on after the vocabulary grew", "steps of continued training",
+               "held-out bits per byte")
+    ax.legend()
     fig.tight_layout()
     return fig

@@ -4,6 +4,8 @@
 * Python code: CPython's standard-library sources (``Lib/*.py`` beside ``os.py``).
 * Other scripts: short samples written for this book (``MULTILINGUAL``), each a
   few plain sentences about reading and writing, so no chapter needs a download.
+* A domain of its own: Unicode's character names (``unicodedata.name``), the text a
+  vocabulary trained on prose and code has never seen.
 
 Train/held-out splits are by document (topic or file), fixed by sorted name, so
 every chapter that says "held-out" means the same text.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import glob
 import os
+import unicodedata
 
 # Written for this book. Each sample is a handful of ordinary sentences.
 MULTILINGUAL = {
@@ -82,6 +85,36 @@ def prose_split() -> tuple[list[str], list[str]]:
 def code_split(limit_bytes: int = 2_000_000) -> tuple[list[str], list[str]]:
     """Python code, 80% train / 20% held out (by file), from the first ``limit_bytes`` of the stdlib."""
     return split(code_files(limit_bytes))
+
+
+def first_bytes(docs: list[str], n_bytes: int) -> list[str]:
+    """The first documents of ``docs``, up to and including the one that reaches ``n_bytes``
+    UTF-8 bytes in all (a held-out set small enough to evaluate a model on quickly).
+
+    >>> first_bytes(["ab", "cd", "ef"], 3)
+    ['ab', 'cd']
+    """
+    out, total = [], 0
+    for doc in docs:
+        if total >= n_bytes:
+            break
+        out.append(doc)
+        total += len(doc.encode("utf-8"))
+    return out
+
+
+def unicode_names(block: int = 100, n_train: int = 100, n_held: int = 5) -> tuple[list[str], list[str]]:
+    """(train, held_out) documents of Unicode character names ("LATIN SMALL LETTER A WITH
+    GRAVE"), one per line, ``block`` names a document in code point order: the even
+    documents train (the first ``n_train``), the odd ones are held out (the first ``n_held``).
+
+    >>> train, held = unicode_names(block=2, n_train=1, n_held=1)
+    >>> train, held
+    (['SPACE\\nEXCLAMATION MARK'], ['QUOTATION MARK\\nNUMBER SIGN'])
+    """
+    names = [n for n in (unicodedata.name(chr(c), "") for c in range(0x30000)) if n]
+    docs = ["\n".join(names[k:k + block]) for k in range(0, len(names), block)]
+    return docs[0::2][:n_train], docs[1::2][:n_held]
 
 
 def words(text: str) -> int:
