@@ -5,7 +5,8 @@ shards), ``chat`` (a chat template with its loss mask), ``preference`` and ``rl`
 (fine-tuning records) and ``tensors`` (ids in memory as a checked tensor). Then the
 model itself: ``model`` (a tiny GPT, its parameter counts and FLOPs per token),
 ``train_loop`` (``train_model``), ``evaluate`` (``bits_per_byte``) and ``extend``
-(``resize_embeddings`` for a vocabulary grown with ``train(start_from=...)``). The only
+(``resize_embeddings`` for a vocabulary grown with ``train(start_from=...)``), and
+``ladder`` (equal-compute models on vocabularies of several sizes). The only
 part of the package that uses torch, an extra (``pip install "bpe-lesson[torch]"``):
 ``windows`` and the model's modules on import, the others only in the functions
 that return tensors (``render_chat`` returns lists). The names below load their
