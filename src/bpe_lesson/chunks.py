@@ -33,6 +33,9 @@ from ._compiled.backend import resolve_workers
 from ._internal.checks import renamed
 from .patterns import PATTERNS, compile_pattern, ordinary_pieces, resolve_pattern, special_regex
 
+__all__ = ["count_chunks_in", "doc_batches", "add_counts", "count_chunks",
+           "to_byte_counts", "count_chunk_bytes", "ChunkTally", "compiled_counter"]
+
 _BATCH_CHARS = 1_000_000
 
 

@@ -37,6 +37,9 @@ from dataclasses import dataclass
 from .ranks import vocab_from_merges
 from .textbook import apply_merges, format_merge, merge
 
+__all__ = ["load", "TIE_BREAKS", "options_problem", "entry", "count_all", "pop_best",
+           "merge_word", "TrainerState", "apply_merge", "train_merges", "merge_loop"]
+
 
 def load(chunk_counts, base_merges=()):
     """Each unique chunk as a list of ids (after the merges we continue from), and its count.

@@ -31,6 +31,13 @@ import regex
 
 from ._internal.unicode_classes import exact_pattern, needs_exact
 
+__all__ = ["GPT2_PATTERN", "GPT4_PATTERN", "O200K_PATTERN", "PATTERNS", "safe_cut",
+           "resolve_pattern", "capture_group_error", "compile_pattern", "ExactSplitter",
+           "COVERAGE_PROBE", "uncovered", "uncovered_error", "check_pattern",
+           "split_chunks", "special_regex", "special_longest_first", "special_prefix",
+           "split_specials", "ordinary_pieces", "FORMS", "check_form", "normalize",
+           "changed_characters", "check_specials_normalized"]
+
 # GPT-2's pattern as tiktoken writes it for r50k_base / gpt2.
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
 

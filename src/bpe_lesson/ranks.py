@@ -20,6 +20,11 @@ from __future__ import annotations
 
 import heapq
 
+__all__ = ["LONG_PIECE", "MAX_ID", "vocab_from_merges", "byte_pair_merge",
+           "byte_pair_merge_heap", "merge_with_dropout", "bpe_encode_chunk",
+           "recover_merges", "unreachable_tokens", "replay_merges", "stuck_tokens",
+           "merge_list_problem"]
+
 LONG_PIECE = 128  # pieces longer than this many bytes take the heap (as the compiled encoder)
 # the largest rank (= id): the compiled encoder keeps ids in 32 bits and uses 2**32 - 1 for "no token"
 MAX_ID = 2**32 - 2

@@ -28,6 +28,8 @@ from collections import Counter
 
 from .ranks import vocab_from_merges
 
+__all__ = ["count_pairs", "merge", "apply_merges", "train_merges", "format_merge"]
+
 
 def count_pairs(words: dict[tuple[int, ...], int]) -> Counter:
     """Count adjacent pairs over all words, each weighted by its count.

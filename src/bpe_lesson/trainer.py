@@ -37,6 +37,9 @@ from ._internal.checks import renamed, replace_surrogates
 from .formats.documents import read_documents
 from .tokenizer import Tokenizer
 
+__all__ = ["ALGORITHMS", "STREAM_CHARS", "get_trainer", "StoppedShort", "train",
+           "train_bpe"]
+
 ALGORITHMS = ("textbook", "incremental")
 # characters of documents counted at a time when train streams an iterable, on the compiled
 # counter (its threads start in microseconds); the readable split's worker processes take

@@ -23,6 +23,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+__all__ = ["viterbi", "corpus_nll", "seed_pieces", "fit", "removal_loss", "prune",
+           "train_unigram"]
+
 
 def viterbi(word: str, logp: dict[str, float], longest: int | None = None) -> tuple[list[str], float]:
     """The most probable segmentation of ``word`` and its log-probability.

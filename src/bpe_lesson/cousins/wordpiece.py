@@ -37,6 +37,10 @@ import regex
 # a merge joins (a, b) left to right, exactly as in BPE: one function, textbook.merge
 from ..textbook import merge as merge_word
 
+__all__ = ["PREFIX", "UNK", "WORD_PATTERN", "SCORES", "split_words", "count_words",
+           "initial_pieces", "join", "pair_score", "count_pieces", "initial_vocab",
+           "train_wordpiece", "WordPiece"]
+
 PREFIX = "##"  # marks a piece that continues a word
 UNK = "[UNK]"
 # Hugging Face's `Whitespace` pre-tokenizer: runs of word characters, runs of punctuation

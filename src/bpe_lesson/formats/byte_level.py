@@ -17,6 +17,8 @@ import regex
 
 from ..tokenizer.byte_tables import _BYTE_TO_CHAR, _CHAR_TO_BYTE, bytes_to_unicode, show_bytes  # noqa: F401
 
+__all__ = ["HF_BYTELEVEL_PATTERN", "to_oniguruma", "from_oniguruma"]
+
 # The split Hugging Face's ByteLevel pre-tokenizer runs when use_regex is true
 # (GPT-2's pattern, with non-possessive quantifiers).
 HF_BYTELEVEL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""

@@ -44,6 +44,11 @@ import warnings
 from .._internal.files import LongDigits, json_int, read_bytes, regular_file, walk_files
 from .._internal.optional import optional_import
 
+__all__ = ["SUFFIXES", "STDIN", "ERRORS", "SHOW_SKIPPED", "glob_matches",
+           "expand_sources", "check_errors", "stdin_buffer", "jsonl_texts",
+           "parquet_text_columns", "parquet_texts", "iter_documents", "skipped_message",
+           "read_documents"]
+
 SUFFIXES = (".txt", ".jsonl", ".parquet")
 STDIN = "-"
 ERRORS = ("strict", "skip")  # a file that cannot be read or decoded: stop, or leave it out with a warning

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import random
 
+__all__ = ["REAL_LINES", "sample_texts", "check_export"]
+
 # Real text: one line per script (the book's samples are longer; these stay in the core).
 REAL_LINES = [
     "The quick brown fox jumps over the lazy dog. Reading is easy; counting is easier.",

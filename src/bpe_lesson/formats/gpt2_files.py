@@ -36,6 +36,9 @@ from .byte_level import _BYTE_TO_CHAR, to_oniguruma
 from ..tokenizer.byte_tables import _read_encoder, _read_merges, _symbol_bytes
 from .export_check import check_export
 
+__all__ = ["ENCODER", "MERGES", "VERSION_LINE", "from_gpt2_files", "gpt2_merge_lines",
+           "save_gpt2_files"]
+
 ENCODER = "encoder.json"
 MERGES = "vocab.bpe"
 VERSION_LINE = "#version: 0.2"

@@ -52,6 +52,13 @@ from ..tokenizer.offline import OFFLINE_ENCODINGS, offline_path
 from ..tokenizer.tiktoken_io import parse_tiktoken, read_tiktoken_bytes, sha256_hex
 from ..tokenizer import Tokenizer
 
+__all__ = ["LLAMA3_PATTERN", "QWEN_PATTERN", "QWEN3_5_PATTERN", "llama3_specials",
+           "llama4_specials", "qwen_specials", "qwen3_5_specials", "tekken_specials",
+           "Pretrained", "PRETRAINED", "NAMES", "ALIASES", "MODEL_TO_ENCODING",
+           "MODEL_PREFIX_TO_ENCODING", "UnknownNameError", "encoding_name_for_model",
+           "pretrained_name", "pretrained_path", "read_tekken", "from_pretrained",
+           "get_encoding", "encoding_for_model", "list_encoding_names"]
+
 # Llama 3's split pattern, as in llama_models/llama3/tokenizer.py (``Tokenizer.pat_str``):
 # GPT-4's, with greedy (not possessive) quantifiers.
 LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
@@ -375,6 +382,3 @@ def list_encoding_names() -> list[str]:
     """The names ``get_encoding`` takes (aliases aside), as tiktoken's ``list_encoding_names``."""
     return list(NAMES)
 
-
-__all__ = ["from_pretrained", "get_encoding", "encoding_for_model", "encoding_name_for_model",
-           "list_encoding_names", "pretrained_name", "MODEL_TO_ENCODING", "MODEL_PREFIX_TO_ENCODING", "PRETRAINED", "NAMES", "ALIASES", "pretrained_path", "read_tekken", "sha256_hex"]

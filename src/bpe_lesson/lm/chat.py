@@ -50,6 +50,9 @@ from .._internal.optional import optional_import
 from .shards import DEFAULT_EOS, special_id
 from .tensors import as_int64_ids
 
+__all__ = ["ROLES", "IGNORE_INDEX", "ChatTemplate", "TEMPLATES", "render_chat",
+           "sft_targets"]
+
 ROLES = ("system", "user", "assistant")
 IGNORE_INDEX = -100  # torch.nn.functional.cross_entropy skips targets equal to this
 

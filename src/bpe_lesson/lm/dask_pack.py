@@ -51,6 +51,9 @@ from .._internal.files import atomic_write
 from .._internal.progress import progress_bar
 from .shards import load_tokenizer, shard_name
 
+__all__ = ["GROUP_BYTES", "plan_groups", "ShardSettings", "encode_group", "write_shard",
+           "shard_plan", "write_shards_on_dask"]
+
 GROUP_BYTES = 8 << 20  # source bytes per encoding task
 
 

@@ -23,6 +23,8 @@ import math
 
 from .._internal.optional import optional_import
 
+__all__ = ["windows_of", "bits_per_byte"]
+
 torch = optional_import("torch", "bpe_lesson.lm.evaluate (bits per byte)")
 from torch.nn import functional as F  # noqa: E402  (only once torch is known to be there)
 

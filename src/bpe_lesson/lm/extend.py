@@ -19,6 +19,8 @@ from __future__ import annotations
 from .._internal.optional import optional_import
 from ..ranks import bpe_encode_chunk
 
+__all__ = ["INITS", "new_token_pieces", "resize_embeddings"]
+
 torch = optional_import("torch", "bpe_lesson.lm.extend (resizing a model)")
 from torch import nn  # noqa: E402  (only once torch is known to be there)
 

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 from .._internal.optional import optional_import
 
+__all__ = ["Block", "GPT", "default_device", "parameter_counts", "flops_per_token",
+           "model_flops"]
+
 torch = optional_import("torch", "bpe_lesson.lm.model (a PyTorch model)")
 from torch import nn  # noqa: E402  (only once torch is known to be there)
 from torch.nn import functional as F  # noqa: E402

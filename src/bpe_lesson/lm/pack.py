@@ -60,6 +60,8 @@ from .pack_folder import (_clean_partial, _start_or_resume, _write_json, folder_
 from .shards import (DEFAULT_EOS, FORMAT, MANIFEST, STATE, VERSION, dtype_for, embedding_rows, load_tokenizer,
                      sha256_file, shard_name, special_id, tokenizer_fingerprint)
 
+__all__ = ["DEFAULT_SHARD_TOKENS", "ShardWriter", "pack", "PackJob"]
+
 DEFAULT_SHARD_TOKENS = 50_000_000
 _BATCH_CHARS = 256_000  # text per task sent to a worker process
 # text per task for a worker thread: its start and end need the GIL, which the thread

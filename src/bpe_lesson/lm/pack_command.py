@@ -13,6 +13,8 @@ from ..formats.documents import ERRORS
 from .pack import DEFAULT_SHARD_TOKENS, pack
 from .shards import DEFAULT_EOS
 
+__all__ = ["add_pack_arguments", "run_pack"]
+
 
 def add_pack_arguments(p: argparse.ArgumentParser) -> None:
     """``bpe-lesson pack``'s options, on its parser.

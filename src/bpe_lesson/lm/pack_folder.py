@@ -27,6 +27,9 @@ from ..formats.pretrained import from_pretrained, pretrained_name
 from ..tokenizer import Tokenizer
 from .shards import MANIFEST, STATE
 
+__all__ = ["folder_lock", "pack_tokenizer", "tokenizer_file", "TOKENIZER_FILES",
+           "locked_folder"]
+
 
 class folder_lock:
     """``with folder_lock(out_dir):`` an exclusive lock on ``out_dir/.pack.lock``, or a

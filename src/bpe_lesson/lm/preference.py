@@ -23,6 +23,9 @@ from __future__ import annotations
 from .._internal.optional import optional_import
 from .chat import _template, render_chat
 
+__all__ = ["encode_pair", "check_shared_prompt", "pad_sequences", "pair_batch",
+           "last_token_index", "gather_last", "preference_batch"]
+
 
 def encode_pair(tokenizer, record, template="plain", eos=None) -> tuple[list[int], list[int], list[int]]:
     """``(prompt_ids, chosen_ids, rejected_ids)`` for one record; both answers start with the prompt's ids.

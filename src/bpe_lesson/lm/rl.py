@@ -25,6 +25,9 @@ from fractions import Fraction
 
 from .chat import render_chat
 
+__all__ = ["MARKER", "extract_answer", "MAX_DIGITS", "normalize_answer", "reward",
+           "rl_prompts"]
+
 MARKER = "####"
 # a number: optional sign, digits with optional thousands groups, optional decimals; or a fraction
 _NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+|[+-]?\d+/\d+")

@@ -33,6 +33,12 @@ import numpy as np
 from .._internal.files import file_kind, json_int
 from ..tokenizer import Tokenizer
 
+__all__ = ["MANIFEST", "STATE", "FORMAT", "VERSION", "DEFAULT_EOS", "dtype_for",
+           "shard_name", "sha256_file", "tokenizer_fingerprint", "embedding_rows",
+           "padded_vocab_size", "special_id", "load_tokenizer", "read_manifest",
+           "open_shard", "check_compatible", "verify", "add_verify_arguments",
+           "run_verify"]
+
 MANIFEST = "manifest.json"
 STATE = "pack_state.json"  # present while a pack is unfinished
 FORMAT = "bpe-lesson shards"

@@ -14,6 +14,8 @@ import numpy as np
 
 from .._internal.optional import optional_import
 
+__all__ = ["as_int64_ids"]
+
 
 def as_int64_ids(source) -> torch.Tensor:
     """Ids in memory as a 1-D int64 tensor; floats, bools and ids beyond int64 are refused, not cast.

@@ -14,6 +14,8 @@ from __future__ import annotations
 from .._internal.optional import optional_import
 from .windows import make_dataloader
 
+__all__ = ["train_model"]
+
 torch = optional_import("torch", "bpe_lesson.lm.train_loop (training a model)")
 from torch.nn import functional as F  # noqa: E402  (only once torch is known to be there)
 

@@ -26,6 +26,9 @@ from .._internal.optional import optional_import
 from .shards import check_compatible, open_shard, read_manifest
 from .tensors import as_int64_ids
 
+__all__ = ["window_count", "SlidingWindowDataset", "loader_seed", "make_dataloader",
+           "check_windows"]
+
 torch = optional_import("torch", "bpe_lesson.lm.windows (a PyTorch Dataset)")
 from torch.utils.data import DataLoader, Dataset  # noqa: E402  (only once torch is known to be there)
 

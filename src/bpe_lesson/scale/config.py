@@ -81,6 +81,10 @@ from .hardcoded import hardcoded_tokens
 from .safe_yaml import read_yaml
 from .sources import list_files
 
+__all__ = ["MB", "DEFAULT_WORKING_SET_MB", "TOP_FIELDS", "ENGINES", "HARDCODED",
+           "OLDER_FIELDS", "PHASE_FIELDS", "SOURCE_FIELDS", "ConfigError", "Source",
+           "Phase", "Config", "SHOW_CHARS", "load_config", "parse_config"]
+
 MB = 1 << 20
 DEFAULT_WORKING_SET_MB = 1024
 TOP_FIELDS = ("output", "working_set_mb", "workers", "engine", "scheduler", "verbose", "progress", "pattern",

@@ -25,6 +25,8 @@ from ..chunks import add_counts as _add
 from ..chunks import compiled_counter
 from ..patterns import GPT4_PATTERN, compile_pattern, ordinary_pieces, special_regex
 
+__all__ = ["TASK_BYTES", "ascii_twin", "count_batch", "count_units", "CountingPool"]
+
 TASK_BYTES = 1 << 20  # text per counting task sent to a worker
 
 # Why counting is fast (measured on a 2-core x86-64 machine, 3.8 MB of stdlib

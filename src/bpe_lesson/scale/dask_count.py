@@ -47,6 +47,9 @@ from .config import MB, Config, Phase
 from .counting import count_units
 from .sources import BLOCK_BYTES, MAX_UNIT_BYTES, _force_cut, cut_regex, cut_units, stream_units
 
+__all__ = ["TASK_BYTES", "SPLIT_EVERY", "next_cut", "plan_tasks", "range_units",
+           "count_range", "merge_counts", "count_on_cluster", "count_phase"]
+
 TASK_BYTES = 16 * MB  # text per counting task on a worker (at most)
 SPLIT_EVERY = 8  # counters added per reduce task
 

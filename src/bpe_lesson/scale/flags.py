@@ -34,6 +34,9 @@ from ..incremental import TIE_BREAKS
 from ..patterns import FORMS, check_pattern, resolve_pattern
 from ..trainer import ALGORITHMS, train
 
+__all__ = ["TOKENIZER_SUFFIXES", "FLAG_DEFAULTS", "add_flag_arguments", "given_flags",
+           "run_flags"]
+
 TOKENIZER_SUFFIXES = (".json", ".tiktoken", ".tiktoken.gz")
 # the flags that train from files; None = not given (so -c CONFIG can refuse them by name)
 FLAG_DEFAULTS = {"vocab_size": None, "output": None, "pattern": "gpt4", "special_tokens": [],

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 from ..ranks import bpe_encode_chunk
 
+__all__ = ["OPERATORS", "FIRST_ID", "hardcoded_tokens", "hardcoded_merges"]
+
 # The 20 operators: comparison, arrows, scope, augmented
 # assignment, logic, shifts, power/floor division, increments, the walrus.
 OPERATORS = ("==", "!=", "<=", ">=", "->", "=>", "::", "+=", "-=", "*=",

@@ -44,6 +44,10 @@ from .flags import add_flag_arguments, given_flags, run_flags
 from .reservoir import Reservoir
 from .sources import cut_regex, files_units
 
+__all__ = ["PhaseReport", "TrainResult", "peak_rss_mb", "Interrupts", "count_local",
+           "run_phase", "train_from_config", "write_output", "describe",
+           "add_train_arguments", "run_train"]
+
 
 @dataclass
 class PhaseReport:

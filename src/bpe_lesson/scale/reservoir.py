@@ -35,6 +35,8 @@ import sys
 from array import array
 from itertools import compress
 
+__all__ = ["UNIT_OVERHEAD", "Reservoir"]
+
 UNIT_OVERHEAD = sys.getsizeof(b"") + 8 + 1 + 8  # bytes object header, list slot, flag, key
 
 

@@ -15,6 +15,8 @@ import yaml
 
 from .._internal.files import read_bytes
 
+__all__ = ["MAX_CONFIG_BYTES", "MAX_CONFIG_NODES", "read_yaml"]
+
 MAX_CONFIG_BYTES = 1 << 20  # a config is a page of YAML; 1 MiB is far more
 MAX_CONFIG_NODES = 100_000  # values once aliases are expanded (a config has a few hundred)
 

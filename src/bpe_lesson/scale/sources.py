@@ -49,6 +49,10 @@ from ..formats.documents import STDIN, SUFFIXES, expand_sources, jsonl_texts, pa
 from ..formats.documents import check_errors
 from ..patterns import GPT2_PATTERN, GPT4_PATTERN, safe_cut
 
+__all__ = ["BLOCK_BYTES", "MAX_UNIT_BYTES", "cut_regex", "cut_units", "list_files",
+           "text_units", "parquet_units", "jsonl_units", "stream_units", "check_utf8",
+           "files_units"]
+
 BLOCK_BYTES = 1 << 20  # read files this much at a time
 MAX_UNIT_BYTES = 1 << 20  # no safe cut for this long: cut at a line break anyway (units stay below MAX + BLOCK)
 

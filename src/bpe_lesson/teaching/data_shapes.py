@@ -14,6 +14,8 @@ from __future__ import annotations
 from .._internal.optional import optional_import
 from .figures import token_label
 
+__all__ = ["COLORS", "NAMES", "token_row", "shape_panels", "four_shapes_figure"]
+
 plt = optional_import("matplotlib.pyplot", "bpe_lesson.teaching.data_shapes")
 from matplotlib.patches import Patch, Rectangle  # noqa: E402  (once matplotlib is known to be there)
 

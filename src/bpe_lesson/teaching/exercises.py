@@ -40,6 +40,9 @@ import re
 import sys
 import tokenize
 
+__all__ = ["SOLUTION_TAG", "CHECK_TAG", "EXAMPLE_TAG", "LISTING_TAG", "LISTING_NOTE",
+           "IGNORE_TAG", "stub_for", "strip_notebook", "strip_tree", "main"]
+
 SOLUTION_TAG = "solution"
 CHECK_TAG = "check"
 EXAMPLE_TAG = "example"

@@ -16,6 +16,10 @@ from __future__ import annotations
 from .._internal.optional import optional_import
 from ..textbook import merge
 
+__all__ = ["MARK", "PLAIN", "token_label", "merge_step_layout", "draw_merge_step",
+           "merge_tree_layout", "draw_merge_tree", "PARTS", "FLOWS",
+           "tokenizer_parts_layout", "draw_tokenizer_parts"]
+
 MARK = "#ffb703"  # the merged pair, before and after
 PLAIN = "#e9ecef"  # every other token
 

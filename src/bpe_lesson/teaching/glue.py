@@ -34,6 +34,10 @@ import sys
 
 from .._internal.optional import optional_import
 
+__all__ = ["FUNCTION", "EVAL_ROLE", "MIME_PREFIX", "QUOTED", "Shown",
+           "jupyterlab_shows", "glue", "format_glued", "glued", "parse_expression",
+           "glued_texts", "expressions_of", "store_expressions", "main"]
+
 _myst_glue = optional_import("myst_nb", "bpe_lesson.teaching.glue")
 _variables = optional_import("myst_nb.core.variables", "bpe_lesson.teaching.glue")
 _formatters = optional_import("IPython.core.formatters", "bpe_lesson.teaching.glue")

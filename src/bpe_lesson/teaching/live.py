@@ -40,6 +40,8 @@ import json
 from .._internal import unicode_classes
 from ..patterns import PATTERNS, safe_cut
 
+__all__ = ["js_pattern", "vocab_script"]
+
 # a \p{..} name or \s -> the name unicode_classes stores its ranges under
 _CLASSES = {f"\\p{{{n}}}": n for n in unicode_classes.CLASS_NAMES if n != "s"} | {"\\s": "s"}
 

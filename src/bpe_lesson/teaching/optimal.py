@@ -30,6 +30,11 @@ from collections import Counter
 from ..patterns import split_chunks
 from ..ranks import bpe_encode_chunk
 
+__all__ = ["apply_merge", "apply_merges", "greedy_merges", "saving_greedy_merges",
+           "optimal_merges", "utility", "greedy_blind_spots", "sweep",
+           "distinct_strings", "shortest_encoding", "compare_with_rank",
+           "segmentation_probabilities"]
+
 # ---- merges: the training problem ------------------------------------------------
 
 

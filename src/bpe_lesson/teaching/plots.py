@@ -27,6 +27,10 @@ import numpy as np
 from .._internal.optional import optional_import
 from .viz import style_axes
 
+__all__ = ["index_rows", "merge_state_figure", "windows_figure", "side_by_side",
+           "trainer_times_figure", "vocabulary_price_figure", "ladder_figure",
+           "extension_figure"]
+
 plt = optional_import("matplotlib.pyplot", "bpe_lesson.teaching.plots")
 from matplotlib.patches import FancyBboxPatch, Rectangle  # noqa: E402  (once matplotlib is known to be there)
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from ..ranks import vocab_from_merges
 from ..textbook import merge
 
+__all__ = ["Step", "runs", "replay", "merge_pair", "train_by_saving"]
+
 
 @dataclass(frozen=True)
 class Step:

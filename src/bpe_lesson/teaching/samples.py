@@ -20,6 +20,9 @@ import glob
 import os
 import unicodedata
 
+__all__ = ["MULTILINGUAL", "prose_topics", "stdlib_paths", "code_files", "split",
+           "prose_split", "code_split", "first_bytes", "unicode_names", "words"]
+
 # Written for this book. Each sample is a handful of ordinary sentences.
 MULTILINGUAL = {
     "English": "The quick brown fox jumps over the lazy dog. A tokenizer turns text into numbers, "

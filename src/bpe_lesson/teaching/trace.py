@@ -25,6 +25,11 @@ import textwrap
 from .. import incremental, textbook
 from ..ranks import vocab_from_merges
 
+__all__ = ["HeapRecorder", "recording_heap", "recorded_training", "explain",
+           "merge_state", "measure_work", "pyx_function", "py_function", "UNKNOWN",
+           "pieces_bpe", "pieces_wordpiece", "pieces_sentencepiece", "is_single_char",
+           "segmentation_metrics", "compare_segmenters", "metrics_table"]
+
 # --------------------------------------------------------------------------- the heap
 
 

@@ -13,6 +13,9 @@ import html
 
 from .._internal.optional import optional_import
 
+__all__ = ["PALETTE", "ROW_STYLE", "LABEL_STYLE", "SPAN_STYLE", "token_spans_html",
+           "show_tokens", "style_axes", "FIGURE_RC", "book_figures"]
+
 # light, distinguishable backgrounds; neighbouring tokens always differ in colour
 PALETTE = ["#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#a0c4ff", "#ffadad"]
 

@@ -23,6 +23,8 @@ from .._internal.checks import array_dtype, as_dtype, as_text, old_keyword
 from ..patterns import normalize as normalize_text
 from .special_tokens import refuse_specials_in
 
+__all__ = ["BatchEncoding"]
+
 _U32 = np.uint32
 
 _helpers = None

@@ -29,6 +29,8 @@ import os
 from .._internal.files import json_int, read_bytes
 from ..ranks import merge_list_problem, recover_merges
 
+__all__ = ["bytes_to_unicode", "show_bytes", "read_gpt2_tables", "ByteTables"]
+
 
 def bytes_to_unicode() -> dict[int, str]:
     """GPT-2's map from each byte to a printable character (Hugging Face's ByteLevel).

@@ -15,6 +15,8 @@ from __future__ import annotations
 from .._compiled import backend as _backend
 from ..patterns import special_longest_first, special_prefix
 
+__all__ = ["CompiledPath"]
+
 _ALL = "all"  # (interned: ``disallowed_special is _ALL`` holds for the default argument)
 _NONE = ()    # (the one empty tuple: ``allowed_special is _NONE`` holds for the default)
 

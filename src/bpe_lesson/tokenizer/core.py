@@ -39,6 +39,8 @@ from .special_tokens import check_special_tokens, refuse_specials_in
 from .streaming import encode_iterable, encode_iterable_to_numpy
 from .tiktoken_surface import EncodingSurface, UnknownTokenError
 
+__all__ = ["CACHE_ENTRIES", "checked_merges", "Tokenizer"]
+
 CACHE_ENTRIES = 1 << 18  # the chunk cache starts over at this many chunks (the compiled twin: cache_entries)
 _U32 = np.uint32
 

@@ -22,6 +22,8 @@ import numpy as np
 from ..patterns import normalize as normalize_text
 from .byte_tables import _CHAR_TO_BYTE, show_bytes
 
+__all__ = ["HuggingFaceNames"]
+
 
 class HuggingFaceNames:
     """Mixed into ``Tokenizer``: needs ``vocab``, ``_ranks``, ``special_tokens``, ``_special_by_id``,

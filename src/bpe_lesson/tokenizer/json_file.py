@@ -23,6 +23,8 @@ from ..patterns import check_pattern
 from ..ranks import vocab_from_merges
 from .special_tokens import check_special_tokens
 
+__all__ = ["FORMAT", "VERSION", "to_dict", "dumps", "parse", "JsonFile"]
+
 FORMAT = "bpe-lesson tokenizer"
 VERSION = 1
 

@@ -16,6 +16,8 @@ import os
 from .._internal.optional import install_hint
 from ..patterns import GPT4_PATTERN, O200K_PATTERN
 
+__all__ = ["OFFLINE_ENCODINGS", "offline_path"]
+
 # The two real vocabularies we load without a network. sha256 is of the uncompressed
 # file, exactly the ``expected_hash`` in tiktoken_ext/openai_public.py; pattern and
 # special tokens are tiktoken's own for these encodings.

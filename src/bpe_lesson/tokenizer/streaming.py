@@ -38,6 +38,9 @@ from ..patterns import PATTERNS, compile_pattern, safe_cut
 from ..patterns import GPT4_PATTERN  # noqa: F401 (the doctests)
 from .special_tokens import DisallowedSpecial
 
+__all__ = ["HOLD", "encode_iterable", "encode_iterable_to_numpy", "stretches",
+           "last_cut", "TRIES"]
+
 
 # How many characters of pieces are gathered before a cut is looked for. A stream of
 # short lines then costs one encode call per 64 K characters, not one per line (a call

@@ -51,6 +51,12 @@ from ..patterns import check_pattern
 from ..ranks import MAX_ID
 from .offline import OFFLINE_ENCODINGS, offline_path
 
+__all__ = ["SIDECAR_SUFFIX", "SIDECAR_KEYS", "MAX_TIKTOKEN_BYTES", "NO_SPLIT_PATTERN",
+           "sidecar_path", "find_sidecar", "dumps_tiktoken", "parse_tiktoken",
+           "sha256_hex", "read_tiktoken_bytes", "read_tiktoken_file", "save_tiktoken",
+           "read_tiktoken", "read_sidecar", "encoding_spec", "tiktoken_spec",
+           "to_tiktoken"]
+
 SIDECAR_SUFFIX = ".json"
 SIDECAR_KEYS = ("pattern", "special_tokens", "name", "normalize", "ranks_sha256")
 # the most bytes a .tiktoken file may hold, unpacked (o200k_base: 3.6 MB)

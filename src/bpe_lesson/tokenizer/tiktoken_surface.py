@@ -31,6 +31,8 @@ import os
 
 from . import tiktoken_io
 
+__all__ = ["UnknownTokenError", "ReadOnlyDict", "EncodingSurface"]
+
 _CONTINUATION = range(0x80, 0xC0)  # UTF-8 continuation bytes 10xxxxxx
 
 

@@ -30,6 +30,10 @@ from ...cousins import wordpiece
 from ...patterns import normalize
 from . import check, compare, shorter
 
+__all__ = ["compatibility_only", "PLAIN", "NFC_CHANGES", "COMPAT", "NFKC_CASES",
+           "check_nfkc", "wordpiece_scores", "SCORE_CASES", "check_score",
+           "segmentations", "count_ways", "check_count"]
+
 
 # ---------------------------------------------------------------- ex-cousins-nfkc
 

@@ -26,6 +26,9 @@ from ...trainer import train as package_train
 from .. import samples
 from . import _calls, _forbidden, _gen, _reference, call, check, compare, merges_shown
 
+__all__ = ["TOY", "HAND", "THE", "BYTES", "replay_encode", "decode_replace", "BROKEN",
+           "BYTES_VOCAB", "stream_pieces"]
+
 TOY = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 HAND = [((98, 99), 256), ((97, 98), 257), ((257, 99), 258)]  # bc, ab, abc = ab + c: not realised on "abc"
 SP, T, H, E = (ord(ch) for ch in " the")

@@ -29,6 +29,9 @@ from ...lm.rl import reward
 from ...trainer import train
 from . import _gen, call, check, compare
 
+__all__ = ["LLAMA3_SPECIALS", "small_llama3_tokenizer", "CONTENTS", "check_mask",
+           "check_gather", "ANSWERS", "MALFORMED", "STOPS", "check_verifier"]
+
 LLAMA3_SPECIALS = ["<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
 
 

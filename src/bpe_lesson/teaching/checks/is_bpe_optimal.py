@@ -21,6 +21,9 @@ import functools
 from .. import optimal
 from . import Table, _reference, check, compare
 
+__all__ = ["BYTES", "Ranks", "ALPHABETS", "check_shortest", "PRUNING_TRAPS",
+           "ORDER_TRAPS", "check_brute", "check_dropout"]
+
 BYTES = {bytes([i]): i for i in range(256)}  # the 256 single bytes, ranked by value
 
 

@@ -21,6 +21,9 @@ from ...formats.huggingface import show_bytes
 from . import CHECKS, _gen, check, compare
 from ._calls import _name, _shown
 
+__all__ = ["EDGES", "check_bytemap", "llama_params", "VOCABS", "PADS", "check_share",
+           "most_disagreeing", "check_disagree"]
+
 # ---- ex-models-bytemap: a token's bytes as GPT-2's files spell them --------------------
 
 # the edges of GPT-2's three printable ranges (33-126, 161-172, 174-255), and bytes

@@ -24,6 +24,9 @@ from ...trainer import train as full_train
 from .. import samples
 from . import _calls, _gen, check, compare, merges_shown
 
+__all__ = ["HAND", "THE", "TOPICS", "count_and_gain", "rule_pick", "reference_train",
+           "realised"]
+
 HAND = [((98, 99), 256), ((97, 98), 257), ((257, 99), 258)]  # bc, ab, then abc = ab + c
 SP, T, H, E = (ord(ch) for ch in " the")
 THE = [((SP, T), 256), ((H, E), 257), ((T, 257), 258), ((SP, 258), 259)]  # " t", "he", "the", " the"

@@ -33,6 +33,9 @@ from ...scale.dask_count import merge_counts as package_merge_counts
 from ...scale.dask_count import plan_tasks
 from . import _gen, call, check, compare
 
+__all__ = ["stdlib_text", "planned_ranges", "LINES", "CUT_CASES", "check_cut_ranges",
+           "KEYS", "summed", "check_merge_counts", "planned_shards", "check_shard_plan"]
+
 
 # ---- ex-dask-cut-ranges -----------------------------------------------------------
 

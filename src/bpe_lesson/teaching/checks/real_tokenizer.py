@@ -33,6 +33,10 @@ from ...patterns import GPT4_PATTERN, split_chunks, split_specials
 from ...scale.reservoir import UNIT_OVERHEAD, Reservoir
 from . import _gen, call, check, compare, shorter
 
+__all__ = ["RUN", "NUMERIC", "BESIDE", "thousands", "thousands_split", "check_digits",
+           "Stream", "bottom_k", "reservoir_sample", "RESERVOIR_CASES",
+           "check_reservoir", "SPECIALS", "OVERLAPPING", "PARTIAL", "check_specials"]
+
 # ---------------------------------------------------------------- ex-real-digits
 
 RUN = regex.compile(r"\p{N}+")

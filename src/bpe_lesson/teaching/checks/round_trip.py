@@ -26,6 +26,10 @@ from ...ranks import byte_pair_merge
 from . import _gen, _reference, call, check, compare
 from ._calls import _name
 
+__all__ = ["BYTES", "IDS", "Unreadable", "check_write", "Refused", "Raised",
+           "package_parse", "BAD_BASE64", "BAD_RANK", "GOOD_RANK_TEXT", "check_read",
+           "cl100k_lines", "package_last_merge", "check_last_merge"]
+
 
 BYTES = {bytes([i]): i for i in range(256)}  # the 256 single bytes at ranks 0-255
 

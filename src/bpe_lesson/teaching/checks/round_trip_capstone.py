@@ -23,6 +23,9 @@ from .. import samples
 from . import _gen, check, compare
 from ._calls import _name, _shown, _smaller
 
+__all__ = ["small_tokenizer", "capstone_tables", "SPECIAL_BITS", "SPLIT_BITS",
+           "capstone_text", "capstone_texts", "check_capstone"]
+
 
 # ---- ex-tiktoken-capstone: the reader's own tiktoken encoder ---------------------------------
 

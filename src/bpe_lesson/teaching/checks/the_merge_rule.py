@@ -28,6 +28,8 @@ from ..replay import replay
 from . import _calls, _forbidden, _gen, by_size, call, check, compare
 from ._calls import _shrink_args
 
+__all__ = ["TOY", "BASES", "MIXED", "train_reference", "count_pick", "saving_winner"]
+
 TOY = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 BASES = [97, 97, 97, 254, 65_534]  # the smallest id of a generated list: letters, or ids around 256, 65,536
 # ids whose digits end in one another's (1 and 11, 2 and 112): a solution that works on the ids

@@ -26,6 +26,9 @@ from ...ranks import vocab_from_merges
 from .. import samples
 from . import _gen, check, compare
 
+__all__ = ["TOY", "PIECES", "prose_counts", "State", "package_update", "chunk_set",
+           "n_merges", "VOCAB", "check_pop_best", "check_pair_delta"]
+
 
 TOY = {b"hug": 10, b"pug": 5, b"pun": 12, b"bun": 4, b"hugs": 5}
 PIECES = ["aaaa", "abab", "aaabaaa", "aaa", "aa", "ab", "ba", "abc", "bca", "abcabc", "aabb", "cd", "dc",

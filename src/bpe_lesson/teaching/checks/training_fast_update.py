@@ -17,6 +17,8 @@ from . import check, compare
 from .training_fast import (State, TOY, _merges, _shrink_chunks, chunk_set, n_merges, package_update,
                             prose_counts)
 
+__all__ = ["UPDATE_CASES", "check_update"]
+
 
 # ---------------------------------------------------------------- ex-fast-update
 

@@ -31,6 +31,9 @@ from ...trainer import train
 from ..samples import prose_topics
 from . import _gen, check, compare
 
+__all__ = ["EOT", "PAD", "pool", "same_ids", "check_same_ids", "first_disagreement",
+           "check_first_disagreement", "pad_length", "check_pad_length"]
+
 EOT = "<|endoftext|>"
 PAD = "<|pad|>"
 

@@ -26,6 +26,10 @@ from ..._internal.unicode_classes import CLASS_NAMES, members, ranges, regex_tab
 from . import TooSlow, _gen, check, compare
 from ._calls import _shrink_args
 
+__all__ = ["DISPUTED", "NEWER", "PLAIN", "PATTERNS", "check_first_uncovered", "CLASSES",
+           "tiktoken_class", "check_tiktoken_members", "where_differ",
+           "check_where_differ"]
+
 # code points the regex module's tables (2026.11.19) classify otherwise than tiktoken's,
 # one from each of their ranges (from unicode_classes.disputed_table(); a test checks
 # that each still is): U+0558 and U+05C8 are the chapter's

@@ -29,6 +29,10 @@ import numpy as np
 
 from . import _gen, check, compare
 
+__all__ = ["CURVE", "CONFIGS", "body_params", "max_vocab", "check_max_vocab",
+           "forward_flops", "cheapest_vocab", "check_cheapest", "width", "break_even",
+           "check_break_even"]
+
 # bytes per token of held-out text at each vocabulary size, the shape the chapter
 # measures (a hand-made curve, so the check works without training)
 CURVE = {512: 2.0, 1024: 2.45, 2048: 2.9, 4096: 3.3, 8192: 3.65, 16_384: 3.9, 32_768: 4.05}

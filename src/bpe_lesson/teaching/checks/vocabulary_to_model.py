@@ -23,6 +23,9 @@ import math
 from ..._internal.optional import optional_import
 from . import _gen, check, compare
 
+__all__ = ["bits_per_byte_of", "BPB_CASES", "check_bits_per_byte", "pieces_rows",
+           "check_pieces_init", "extended_ids", "EXTEND_CASES", "check_extend_ids"]
+
 # ---------------------------------------------------------------- ex-model-bpb
 
 

@@ -26,6 +26,9 @@ from ...tokenizer import Tokenizer
 from .. import samples
 from . import _gen, check, compare, shorter
 
+__all__ = ["EDGES", "SURROGATES", "LENGTHS", "BAD", "SINGLE", "fewest",
+           "fewest_by_search"]
+
 # the first and last code point of each UTF-8 length, and the surrogate gap's edges
 EDGES = [0, 0x7F, 0x80, 0x7FF, 0x800, 0xD7FF, 0xE000, 0xFFFF, 0x10000, 0x10FFFF]
 SURROGATES = range(0xD800, 0xE000)  # no UTF-8 for these: never a case

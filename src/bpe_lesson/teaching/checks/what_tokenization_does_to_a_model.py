@@ -26,6 +26,11 @@ from ..samples import MULTILINGUAL
 from . import _gen, _reference, check, compare
 from ._calls import _shrink_args
 
+__all__ = ["SMALL", "vocabulary", "extending", "ENDINGS", "check_healing",
+           "check_digits", "letter_places", "LETTERS", "check_letters", "premiums",
+           "SNIPPETS", "check_premium", "BYTES", "unreachable_by_loop",
+           "UNREACHABLE_CASES", "check_unreachable"]
+
 SMALL = "cl100k_base[:3000]"
 
 

@@ -24,6 +24,10 @@ from ...lm.windows import SlidingWindowDataset, window_count
 from .. import samples
 from . import _gen, _reference, call, check, compare
 
+__all__ = ["INTS", "EDGES", "gpt4_ids", "uint16_view", "OVERFLOW_CASES",
+           "check_overflow", "never_reference", "LARGE", "check_never",
+           "mixed_reference", "MIXED_CASES", "check_mixed"]
+
 INTS = (int, np.integer)  # a count may come back as a NumPy integer
 
 

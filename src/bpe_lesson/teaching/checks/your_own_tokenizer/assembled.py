@@ -21,6 +21,10 @@ from ._common import RAISES, Raises, _plain, _shrink_first, scratch_folder
 from .split import _allowed, _disallowed, _special_text
 from .stream import _run_stream, check_laziness
 
+__all__ = ["HELD_FILES", "HELD_TOPICS", "HELD_SENTENCES", "held_out_texts", "pieces",
+           "EOT", "SPECIAL_CASES", "NOT_NFC", "check_encode", "SAVED_RANKS",
+           "check_tokenizer"]
+
 
 # ---- ex-own-tokenizer: MyTokenizer reproduces tiktoken's ids -------------------------------------
 

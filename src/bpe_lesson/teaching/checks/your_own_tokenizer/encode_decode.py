@@ -19,6 +19,8 @@ from .. import Table, _gen, _reference, check, compare
 from .._calls import _shown, _smaller
 from ._common import BYTES
 
+__all__ = ["check_rank", "check_decode"]
+
 
 # ---- ex-own-rank: tiktoken's rank encoding of one chunk ----------------------------------------
 

@@ -19,6 +19,8 @@ from .. import _gen, _reference, call, check, compare
 from .._calls import _name, _shown
 from ._common import scratch_folder
 
+__all__ = ["RANKS_AT_EDGES", "check_files"]
+
 
 # ---- ex-own-files: write and read .tiktoken files -----------------------------------------------
 

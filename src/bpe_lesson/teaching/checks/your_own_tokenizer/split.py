@@ -22,6 +22,9 @@ from .. import _gen, check, compare
 from .._calls import _shown
 from ._common import BYTES, NAMES, RAISES, Raises, _plain, _shrink_first, _value_error_as_result
 
+__all__ = ["COVER_SOME", "COVER_ALL", "split_reference", "SPLIT_CASES", "PATTERN_POOL",
+           "check_split", "cut_reference", "SPECIAL_SETS", "check_specials"]
+
 
 # ---- ex-own-split: the chunks of a text, or ValueError when the pattern leaves a character out ----
 

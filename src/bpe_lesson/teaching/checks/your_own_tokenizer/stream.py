@@ -18,6 +18,9 @@ from ....trainer import train
 from .. import Generated, Shown, _gen, _reference, check, compare, draw
 from .._calls import _name, _shown
 
+__all__ = ["Encoder", "OTHER_SPACE", "LINE_STARTS", "safe_cuts", "check_laziness",
+           "stream_hint", "check_stream"]
+
 
 # ---- ex-own-stream: encode an iterable of lines, yielding as it goes ---------------------------
 

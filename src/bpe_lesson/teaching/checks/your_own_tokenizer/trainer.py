@@ -29,6 +29,9 @@ from ... import samples
 from .. import _gen, alarm, call, check, compare
 from .._calls import _name, _shown
 
+__all__ = ["check_index", "check_update", "speed_text", "timed", "peak_memory",
+           "flat_text", "FLAT_VOCAB", "check_train"]
+
 
 # ---- ex-own-index: count every pair, index the words that hold it, heap the counts ----------------
 
