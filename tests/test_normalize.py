@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import bpe_lesson
 from bpe_lesson import patterns as normalize_module
 from bpe_lesson.teaching import samples
-from bpe_lesson.patterns import FORMS, changed_characters, check_form, normalize
+from bpe_lesson.patterns import FORMS, changed_characters, check_form, normalize_text
 
 # text that the four forms treat differently: ligature, full width, superscript, composed and decomposed accents
 TRICKY = "ﬁne ﬂour, Ｈｅｌｌｏ x² café cafe\u0301 Å Ω ½"
@@ -40,7 +40,7 @@ def test_nfkc_loses_the_ligature(backend, training_text):
     assert tok.decode(tok.encode("ﬁ")) == "fi" != "ﬁ"
     assert tok.decode(tok.encode("Ｈｅｌｌｏ x²")) == "Hello x2"
     # text already in the form still round-trips
-    s = normalize(TRICKY, "NFKC")
+    s = normalize_text(TRICKY, "NFKC")
     assert tok.decode(tok.encode(s)) == s
 
 
@@ -53,7 +53,7 @@ def textbook_nfkc(training_text):
 def test_training_sees_the_normalized_text(backend, training_text, textbook_nfkc):
     """Normalizing inside ``train`` = normalizing the text first and training without the option."""
     a = bpe_lesson.train(training_text, 400, backend=backend, normalize="NFKC")
-    b = bpe_lesson.train(normalize(training_text, "NFKC"), 400, backend=backend)
+    b = bpe_lesson.train(normalize_text(training_text, "NFKC"), 400, backend=backend)
     assert a.merges == b.merges
     assert len(textbook_nfkc) == 44 and a.merges[:44] == textbook_nfkc
     # no token holds the ligature's bytes: NFKC removed it before counting
@@ -72,7 +72,7 @@ def test_special_tokens_are_found_after_normalization(backend):
     tok = bpe_lesson.train("hello world " * 20, 300, backend=backend, special_tokens=["<|endoftext|>"],
                            normalize="NFKC")
     lookalike = "\uff1c\uff5cendoftext\uff5c\uff1e"  # full-width < | ... | >
-    assert normalize(lookalike, "NFKC") == "<|endoftext|>"
+    assert normalize_text(lookalike, "NFKC") == "<|endoftext|>"
     with pytest.raises(ValueError, match="disallowed"):
         tok.encode(lookalike)
     assert tok.encode(lookalike, allowed_special="all") == [tok.special_tokens["<|endoftext|>"]]
@@ -113,10 +113,10 @@ def test_measured_changes_on_real_text():
     assert changed_characters(samples.MULTILINGUAL["English"], "NFKC") == 0
     french = samples.MULTILINGUAL["French (Latin)"]
     assert changed_characters(french, "NFD") == sum(ch in "èéêàç" for ch in french) > 0
-    assert len(normalize(french, "NFD")) > len(french)
+    assert len(normalize_text(french, "NFD")) > len(french)
     for form in FORMS:  # every form is idempotent
-        s = normalize(TRICKY, form)
-        assert normalize(s, form) == s
+        s = normalize_text(TRICKY, form)
+        assert normalize_text(s, form) == s
 
 
 @pytest.fixture(scope="module")
@@ -131,4 +131,4 @@ def nfkc_pair():
 def test_property_round_trip(nfkc_pair, s):
     plain, nfkc = nfkc_pair
     assert plain.decode(plain.encode(s)) == s
-    assert nfkc.decode(nfkc.encode(s)) == normalize(s, "NFKC")
+    assert nfkc.decode(nfkc.encode(s)) == normalize_text(s, "NFKC")

@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ._compiled import backend as _backend
 from ._compiled.backend import resolve_workers
-from ._internal.checks import renamed
+from ._internal.arguments import renamed
 from .patterns import PATTERNS, compile_pattern, ordinary_pieces, resolve_pattern, special_regex
 
 __all__ = ["count_chunks_in", "doc_batches", "add_counts", "count_chunks",

@@ -35,7 +35,7 @@ __all__ = ["GPT2_PATTERN", "GPT4_PATTERN", "O200K_PATTERN", "PATTERNS", "safe_cu
            "resolve_pattern", "capture_group_error", "compile_pattern", "ExactSplitter",
            "COVERAGE_PROBE", "uncovered", "uncovered_error", "check_pattern",
            "split_chunks", "special_regex", "special_longest_first", "special_prefix",
-           "split_specials", "ordinary_pieces", "FORMS", "check_form", "normalize",
+           "split_specials", "ordinary_pieces", "FORMS", "check_form", "normalize_text",
            "changed_characters", "check_specials_normalized"]
 
 # GPT-2's pattern as tiktoken writes it for r50k_base / gpt2.
@@ -371,12 +371,12 @@ def check_form(form: str | None) -> str | None:
     raise ValueError(f"normalize={form!r} is not a Unicode normalization form{hint}; use None or one of {FORMS}")
 
 
-def normalize(text: str, form: str | None) -> str:
+def normalize_text(text: str, form: str | None) -> str:
     """``text`` in normalization form ``form``; ``None`` returns it unchanged.
 
-    >>> normalize("ﬁne", "NFKC"), normalize("ﬁne", "NFC"), normalize("ﬁne", None)
+    >>> normalize_text("ﬁne", "NFKC"), normalize_text("ﬁne", "NFC"), normalize_text("ﬁne", None)
     ('fine', 'ﬁne', 'ﬁne')
-    >>> [len(normalize("é", f)) for f in FORMS]    # composed: 1 code point, decomposed: 2
+    >>> [len(normalize_text("é", f)) for f in FORMS]    # composed: 1 code point, decomposed: 2
     [1, 2, 1, 2]
     """
     if form is None:
@@ -391,7 +391,7 @@ def changed_characters(text: str, form: str) -> int:
 
     subtle: normalizing one character at a time misses changes that need a
     neighbour (a base letter and a combining mark that NFC composes); use it for
-    counting, and ``normalize`` for the text itself.
+    counting, and ``normalize_text`` for the text itself.
 
     >>> changed_characters("ﬁne ｃａｆé x²", "NFKC")   # the ligature, 3 full-width letters, the superscript
     5
@@ -411,7 +411,7 @@ def check_specials_normalized(specials, form: str | None, where: str = "special_
     if form is None:
         return
     for s in specials:
-        n = normalize(s, form)
+        n = normalize_text(s, form)
         if n != s:
             raise ValueError(f"{where}: {s!r} changes under {form} (to {n!r}), so normalized text never holds "
                              f"it; write it in {form} form, or use normalize=None")

@@ -30,10 +30,10 @@ from ._compiled.backend import resolve_workers
 from .chunks import ChunkTally, doc_batches
 from .ranks import bpe_encode_chunk
 from .patterns import check_form, check_specials_normalized
-from .patterns import normalize as normalize_text
+from .patterns import normalize_text
 from .patterns import PATTERNS, check_pattern, ordinary_pieces, uncovered, uncovered_error
 from .patterns import resolve_pattern
-from ._internal.checks import renamed, replace_surrogates
+from ._internal.arguments import renamed, replace_surrogates
 from .formats.documents import read_documents
 from .tokenizer import Tokenizer
 

@@ -59,7 +59,7 @@ def test_nfc_leaves_the_composition_exclusions_decomposed(nb):
     for cp in (0x0958, 0xFB1D):
         c = chr(cp)
         nfd = " ".join(f"{ord(x):04X}" for x in unicodedata.normalize("NFD", c))
-        # the stdlib (independent of bpe_lesson.patterns.normalize) agrees with the cell
+        # the stdlib (independent of bpe_lesson.patterns.normalize_text) agrees with the cell
         assert unicodedata.normalize("NFC", c) == unicodedata.normalize("NFD", c) != c
         assert f"U+{cp:04X} {unicodedata.name(c)}: NFC {nfd}, NFD {nfd}" in out
     n = int(re.search(r"^(\d+) code points are more than one code point after NFC", out, re.M).group(1))

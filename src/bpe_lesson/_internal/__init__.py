@@ -2,7 +2,7 @@
 
 ``files`` (reading and writing files safely), ``progress`` (progress bars),
 ``unicode_data`` (tiktoken's character classes, stored, for ``unicode_classes``) and
-``char_classes`` (the table the compiled scanners read), ``checks`` (argument checks
+``char_classes`` (the table the compiled scanners read), ``arguments`` (argument checks
 and conversions, and a setting's older name), ``optional`` (optional dependencies,
 with the install command to name) and ``cluster`` (a Dask client, for the parts that
 count or pack on a cluster).

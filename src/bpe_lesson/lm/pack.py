@@ -48,7 +48,7 @@ from multiprocessing.pool import AsyncResult
 import numpy as np
 
 from .._compiled.backend import resolve_workers
-from .._internal.checks import renamed
+from .._internal.arguments import renamed
 from .._internal.cluster import dask_client
 from .._internal.progress import check_progress, progress_bar
 from ..formats.documents import STDIN, check_errors, expand_sources, iter_documents

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._internal.checks import renamed
+from .._internal.arguments import renamed
 from ..formats.documents import ERRORS
 from .pack import DEFAULT_SHARD_TOKENS, pack
 from .shards import DEFAULT_EOS

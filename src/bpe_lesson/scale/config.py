@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from .._compiled.backend import CORES, resolve_workers
-from .._internal.checks import renamed
+from .._internal.arguments import renamed
 from .._internal.cluster import check_address
 from ..formats.documents import ERRORS, STDIN, stdin_buffer
 from ..incremental import options_problem

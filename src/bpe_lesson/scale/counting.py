@@ -20,7 +20,7 @@ from itertools import accumulate
 
 import regex
 
-from .._internal.checks import renamed
+from .._internal.arguments import renamed
 from ..chunks import add_counts as _add
 from ..chunks import compiled_counter
 from ..patterns import GPT4_PATTERN, compile_pattern, ordinary_pieces, special_regex

@@ -19,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .._compiled import backend as _backend
-from .._internal.checks import array_dtype, as_dtype, as_text, old_keyword
-from ..patterns import normalize as normalize_text
+from .._internal.arguments import array_dtype, as_dtype, as_text, old_keyword
+from ..patterns import normalize_text
 from .special_tokens import refuse_specials_in
 
 __all__ = ["BatchEncoding"]

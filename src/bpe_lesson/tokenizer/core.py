@@ -24,9 +24,9 @@ import random
 
 import numpy as np
 
-from .._internal.checks import as_ids, as_text, old_keyword, replace_surrogates
+from .._internal.arguments import as_ids, as_text, old_keyword, replace_surrogates
 from ..patterns import check_form, check_specials_normalized
-from ..patterns import normalize as normalize_text
+from ..patterns import normalize_text
 from ..patterns import PATTERNS, check_pattern, compile_pattern, split_specials
 from ..patterns import uncovered, uncovered_error
 from ..ranks import bpe_encode_chunk, recover_merges, vocab_from_merges

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..patterns import normalize as normalize_text
+from ..patterns import normalize_text
 from .byte_tables import _CHAR_TO_BYTE, show_bytes
 
 __all__ = ["HuggingFaceNames"]

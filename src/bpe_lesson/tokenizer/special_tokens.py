@@ -11,7 +11,7 @@ What this module does not do: decide which special tokens a call allows
 
 from __future__ import annotations
 
-from .._internal.checks import find_special_by_str
+from .._internal.arguments import find_special_by_str
 from ..patterns import special_longest_first, special_prefix, special_regex
 from ..ranks import MAX_ID
 

@@ -33,7 +33,7 @@ from itertools import chain
 
 import numpy as np
 
-from .._internal.checks import array_dtype, as_dtype
+from .._internal.arguments import array_dtype, as_dtype
 from ..patterns import PATTERNS, compile_pattern, safe_cut
 from ..patterns import GPT4_PATTERN  # noqa: F401 (the doctests)
 from .special_tokens import DisallowedSpecial

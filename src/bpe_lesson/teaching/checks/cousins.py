@@ -4,7 +4,7 @@ NFKC changes, WordPiece's pair scores, and the number of segmentations.
 Each check is differential (``compare``): the reader's function against a reference
 on hand-picked cases, then on generated ones aimed at that exercise's edges.
 
-* ``ex-cousins-nfkc``: against ``compatibility_only`` (``normalize`` one character
+* ``ex-cousins-nfkc``: against ``compatibility_only`` (``normalize_text`` one character
   at a time), on strings mixing ASCII, composed and decomposed letters, the
   singletons NFC itself changes (Ångström and Ohm signs, CJK compatibility
   ideographs), and compatibility characters whose NFKC form is ASCII, longer, or
@@ -27,7 +27,7 @@ import itertools
 from fractions import Fraction
 
 from ...cousins import wordpiece
-from ...patterns import normalize
+from ...patterns import normalize_text
 from . import check, compare, shorter
 
 __all__ = ["compatibility_only", "PLAIN", "NFC_CHANGES", "COMPAT", "NFKC_CASES",
@@ -44,7 +44,7 @@ def compatibility_only(text):
     >>> compatibility_only("ﬁne x² \\u212b café")   # the Ångström sign: NFC changes it too
     [('ﬁ', 'fi'), ('²', '2')]
     """
-    return [(c, normalize(c, "NFKC")) for c in text if normalize(c, "NFC") == c != normalize(c, "NFKC")]
+    return [(c, normalize_text(c, "NFKC")) for c in text if normalize_text(c, "NFC") == c != normalize_text(c, "NFKC")]
 
 
 PLAIN = list("abcxyz AZ09.,") + ["é", "e\u0301", "ß", "中", "한", "\u1100\u1161"]
@@ -67,9 +67,9 @@ def _nfkc_hint(args, want, got):
     pairs = [tuple(p) for p in got]
     if any(len(p) != 2 for p in pairs):
         return "give (character, its NFKC form) pairs"
-    if any(normalize(c, "NFC") != c for c, _ in pairs):
+    if any(normalize_text(c, "NFC") != c for c, _ in pairs):
         return "NFC must leave the character alone (the Ångström sign is a singleton)"
-    if any(k != normalize(c, "NFKC") for c, k in pairs):
+    if any(k != normalize_text(c, "NFKC") for c, k in pairs):
         return "the second item is NFKC of that one character, on its own"
     if set(pairs) == set(want):
         return "one pair per occurrence, in the order of the text"
