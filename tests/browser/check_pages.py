@@ -10,7 +10,8 @@ label; printed output never wraps (each output <pre> is white-space: pre and sho
 lines as it prints) and, at 1280 px, no code cell scrolls sideways; the visible menu
 button (☰) opens the chapter list on screen (a drawer on a phone, the sidebar folds and
 unfolds on a laptop) and the visible contents button opens the page's contents; the
-landing page lists every chapter of _toc.yml. The checks that run inside the page are in pages.js. A failure names the page and
+landing page lists every chapter of _toc.yml; no MyST source (a directive's fence, a role)
+is left in the prose, and every callout has a title of its own. The checks that run inside the page are in pages.js. A failure names the page and
 the element. One screenshot per page goes to _build/screenshots/.
 
 Run after ``make book``: ``python -m pytest tests/browser/check_pages.py`` (``make test``
@@ -280,7 +281,7 @@ def test_page(page, width, server, browser):
     # then with every solution and hidden cell unfolded, as a reader may read the page
     narrow = "true" if width == "phone" else "false"
     checks = ["openAll()", "checkMath()", f"checkWidths({narrow})", f"checkImages({narrow})", "checkOutputs()",
-              "checkNoWrap()"] + ([] if width == "phone" else ["checkCodeFits()"])
+              "checkNoWrap()", "checkSource()"] + ([] if width == "phone" else ["checkCodeFits()"])
     for check in checks:
         result = run(driver, check)
         problems += result["problems"]

@@ -231,6 +231,27 @@ function checkOutputs() {
   return {count, problems};
 }
 
+// MyST that was not rendered: a directive's fence, a role, a glue reference left in the
+// prose (code and outputs excluded), and a callout under a generic title ("Tip") instead of
+// its own (``{tip} Title`` puts the title in the body; a titled callout is an admonition).
+function checkSource() {
+  const problems = [];
+  const count = {"callouts titled": 0};
+  const prose = article.cloneNode(true);
+  for (const el of prose.querySelectorAll("pre, code, .highlight, .cell_output, script, style, .MathJax, mjx-container")) el.remove();
+  const source = /```\{|:::\{|\{(glue|glue:text|glue:figure|doc|numref|ref|eval|term|prf:ref|cite|download)\}`/;
+  const m = prose.textContent.match(source);
+  if (m) problems.push(`the page shows MyST source "${m[0]}"`);
+  const generic = /^(tip|note|warning|important|caution|hint|attention|danger|error|see also)$/i;
+  for (const title of article.querySelectorAll(".admonition > .admonition-title")) {
+    count["callouts titled"] += 1;
+    if (generic.test(title.textContent.trim())) {
+      problems.push(`${describe(title.parentElement)}: a callout titled only "${title.textContent.trim()}"`);
+    }
+  }
+  return {count, problems};
+}
+
 // Unfold everything a reader can unfold (solutions, hidden cells), so the checks see it.
 function openAll() {
   let opened = 0;
