@@ -6,6 +6,8 @@
   merge tree, the capstone's parts), ``plots`` (the trainer's state and measured results:
   the pair index and heap, windows, timings, the vocabulary's price) and ``data_shapes``
   (the figure of the four training shapes);
+* ``tables``: results that are tables, shown as tables (HTML in the book and JupyterLab,
+  aligned text for nbval);
 * ``trace`` (recorders that watch the package work), ``replay`` (a merge list replayed step
   by step), ``optimal`` (exact solvers to hold BPE against), ``live`` (the rendered book's
   live tokenizer's vocabularies), ``exercises`` (the student version of the chapters);
