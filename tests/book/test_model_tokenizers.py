@@ -28,7 +28,7 @@ def md_tables(nb, needle):
 
 def measurements(nb):
     """name -> column -> value, from the two tables of what each vocabulary buys."""
-    per_token, per_word = md_tables(nb, '"**Bytes per token**')
+    per_token, per_word = md_tables(nb, 'title="Bytes per token"')
     out = {}
     for title, t in (("bytes/token", per_token), ("tokens/word", per_word)):
         for r in t[1:]:
@@ -53,7 +53,7 @@ def test_llama3_ordinary_special_and_all_ids_are_named_where_they_first_appear(n
     assert (g["llama3_ordinary"], g["llama3_special"]) == (128_000, 256)
     assert g["llama3_last_ordinary"] == g["llama3_ordinary"] - 1
     # the table row the paragraph explains
-    ids_table, _ = md_tables(nb, '"**Ids**')
+    ids_table, _ = md_tables(nb, 'title="Ids"')
     header, rows = ids_table[0], {r[0]: r for r in ids_table[1:]}
     row = dict(zip(header, rows["llama3"]))
     assert (row["ordinary"], row["special"], row["ids"]) == ("128,000", "256", "128,256")
@@ -67,7 +67,7 @@ def test_llama3_ordinary_special_and_all_ids_are_named_where_they_first_appear(n
 
 
 def test_each_name_is_shown_with_its_file_and_the_releases_that_use_it(nb):
-    ids_table, files_table = md_tables(nb, '"**Ids**')
+    ids_table, files_table = md_tables(nb, 'title="Ids"')
     header, rows = files_table[0], files_table[1:]
     assert [r[0] for r in rows] == [r[0] for r in ids_table[1:]] == list(PRETRAINED)
     for r in rows:
