@@ -10,8 +10,8 @@ shares say what the counts printed. They do not run the notebook (nbval does).
 
 import re
 
-from _notebook import (chapter, code_cell, glued_text, glued_values, markdown, markdown_cells, source, stdout,
-                       summary_cell)
+from _notebook import (chapter, code_cell, displayed_tables, glued_text, glued_values, markdown,
+                       markdown_cells, source, stdout, summary_cell)
 
 nb = chapter("what_a_vocabulary_costs")
 
@@ -122,8 +122,8 @@ def test_the_attention_count_says_its_convention(nb):
 
 
 def test_the_cheapest_vocabulary_is_the_grids_edge_and_said_so(nb):
-    table = stdout(code_cell(nb, "tokens saved"))
-    sizes = [int(v.replace(",", "")) for v in re.findall(r"^ *([\d,]+) +[\d.]+ +[\d.]+", table, re.M)]
+    (_, table), = displayed_tables(code_cell(nb, '"tokens saved"'))
+    sizes = [int(row[0].replace(",", "")) for row in table[1:]]
     out = stdout(code_cell(nb, "best = cheapest_vocab(curve, d_, L_, B)"))
     best = {int(d_.replace(",", "")): int(v.replace(",", ""))
             for d_, v in re.findall(r"^d = ([\d,]+), \d+ layers: cheapest V = ([\d,]+)", out, re.M)}

@@ -15,7 +15,8 @@ import unicodedata
 
 import pytest
 
-from _notebook import ROOT, cell, chapter, fold, glued_values, markdown, printed, section, source
+from _notebook import (ROOT, cell, chapter, displayed_tables, fold, glued_values, markdown, printed,
+                       section, source)
 
 NAMES = ["GPT-4", "GPT-4o", "Llama 3", "Llama 4", "Qwen"]
 
@@ -23,14 +24,12 @@ nb = chapter("what_tokenization_does_to_a_model")
 
 
 def premium_table(nb):
-    """(vocabulary, language) -> premium, parsed from the printed table."""
-    table, name = {}, None
-    for line in printed(cell(nb, "c038")).splitlines():
-        if line and not line.startswith(" "):
-            name = line.split("  ")[0].strip()
-        elif line.strip():
-            lang = line[2:20].strip()
-            table[name, lang] = float(line.split()[-1])
+    """(vocabulary, language) -> premium, from the displayed tables (one per vocabulary)."""
+    table = {}
+    for name, rows in displayed_tables(cell(nb, "c038")):
+        assert rows[0][-1] == "premium"
+        for row in rows[1:]:
+            table[name, row[0]] = float(row[-1])
     return table
 
 
