@@ -127,7 +127,8 @@ def displayed_tables(c: dict) -> list:
     tables = []
     for o in c.get("outputs", []):
         text = "".join(o.get("data", {}).get("text/markdown", ""))
-        rows = [[x.strip() for x in line.strip().strip("|").split("|")]
+        # cells split at each | that is not escaped (a cell's own | is written \|)
+        rows = [[x.strip().replace("\\|", "|") for x in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
                 for line in text.splitlines() if line.startswith("|")]
         if rows:
             title = re.match(r"\*\*(.+?)\*\*", text)

@@ -7,8 +7,8 @@ do: run the notebook (``pytest --nbval`` does) or look at the rendered page.
 
 import re
 
-from _notebook import (cell_above, chapter, code_cell_starting, glued_values, markdown,
-                       markdown_cells, printed, section, source)
+from _notebook import (cell_above, chapter, code_cell_starting, displayed_tables, glued_values,
+                       markdown, markdown_cells, printed, section, source)
 
 nb = chapter("from_tokens_to_training_windows")
 
@@ -76,9 +76,11 @@ def test_the_summary_agrees_with_the_printed_outputs(nb):
     assert g["n_cuts"] == g["n_corpus"] == g["n_topics"] + 1
     assert f"{g['n_corpus']} documents, " in printed(code_cell_starting(nb, "corpus = list("))
     assert f"{g['rows_cl100k']:,}  uint32" in printed(code_cell_starting(nb, "VOCABS = {"))
-    pack_out = printed(code_cell_starting(nb, 'with open("prose.jsonl"'))
-    assert f'"total_tokens": {g["total_tokens"]},' in pack_out
-    assert f'"shard_count": {g["shard_count"]},' in pack_out
+    [(_, keys), (_, shards)] = displayed_tables(code_cell_starting(nb, 'with open("prose.jsonl"'))
+    manifest = {k: v.strip("`") for k, v in keys[1:]}  # the manifest's keys and JSON values
+    assert manifest["total_tokens"] == str(g["total_tokens"])
+    assert manifest["shard_count"] == str(g["shard_count"]) == str(len(shards) - 1)
+    assert sum(int(row[1].replace(",", "")) for row in shards[1:]) == g["total_tokens"]
     assert f"{g['n_windows_8']:,} windows of 8" in printed(code_cell_starting(nb, "ds = SlidingWindowDataset("))
     assert g["copy_loss"] < g["right_loss"] / 3
 

@@ -4,10 +4,11 @@ The chapter once ended in an 83-line wall of the encoder's history, in the style
 changelog, whose figures (page faults, cycles, percentages) no cell on the page
 measured; its Summary said "about ten times" and "two orders of magnitude" without a
 figure, and its prose typed "28 times as many merges"; its Python and Cython listings
-stood side by side. These tests read the stored notebook: every figure the prose
-takes is glued from a cell that ran (test_every_chapter.py), a timing only from a cell
-tagged ``nbval-ignore-output``, the printed factors agree with the glued ones, the history
-lives in ``benchmarks/README.md``, and the listings are stacked, one after another.
+stood side by side, then were printed one after the other. These tests read the stored
+notebook: every figure the prose takes is glued from a cell that ran
+(test_every_chapter.py), a timing only from a cell tagged ``nbval-ignore-output``, the
+factors in its tables agree with the glued ones, the history lives in
+``benchmarks/README.md``, and each step's two listings are two tabs of one tab-set.
 They do not run the notebook (nbval does), except to train the six-byte text on which
 rustbpe and ours part.
 
@@ -21,8 +22,9 @@ the first pass, with empty caches.
 import os
 import re
 
-from _notebook import (ROOT, chapter, code_cell, fold, glue_refs, glued_tags, glued_text, markdown,
-                       markdown_cells, markdown_cells_folded, source, stdout, summary_cell)
+from _notebook import (ROOT, chapter, code_cell, displayed_tables, fold, glue_refs, glued_tags,
+                       glued_text, markdown, markdown_cells, markdown_cells_folded, source, stdout,
+                       summary_cell)
 
 README = os.path.join(ROOT, "benchmarks", "README.md")
 TIMINGS = {"loop_speedup", "scan_speedup", "front_share_py", "front_share_cy", "cache_speedup",
@@ -72,18 +74,23 @@ def test_merge_ratio_is_the_two_sizes_merges(nb):
     assert "28\ntimes as many" not in markdown(nb)
 
 
-def test_listings_are_stacked_python_then_cython(nb):
+def test_listings_are_python_and_cython_tabs(nb):
     src = "\n".join(source(c) for c in nb["cells"] if c["cell_type"] == "code")
     assert "side_by_side" not in src and "HTML(" not in src
     for step in ("pop_best", "merge_word", "apply_merge"):
         cells = [c for c in nb["cells"] if c["cell_type"] == "code"
-                 and re.search(rf'^stacked\("{step}"\)', source(c), re.M)]
+                 and re.search(rf'^tabbed\("{step}"\)', source(c), re.M)]
         assert len(cells) == 1, step
+        # MyST, so that myst-nb (and jupyterlab-myst) draw the tab-set, not its source
+        assert cells[0]["metadata"].get("mystnb", {}).get("markdown_format") == "myst", step
         shown = ["".join(o["data"]["text/markdown"]) for o in cells[0]["outputs"]
                  if "text/markdown" in o.get("data", {})]
-        assert len(shown) == 2, step
-        assert "```python\n" in shown[0] and f"def {step}" in shown[0]
-        assert "```cython\n" in shown[1] and step in shown[1]
+        assert len(shown) == 1, step
+        tabs = re.split(r"^:::\{tab-item\} ", shown[0], flags=re.M)
+        assert tabs[0].strip() == "::::{tab-set}" and shown[0].rstrip().endswith("::::"), step
+        assert len(tabs) == 3, step
+        assert tabs[1].startswith("Python") and "```python\n" in tabs[1] and f"def {step}" in tabs[1]
+        assert tabs[2].startswith("Cython") and "```cython\n" in tabs[2] and step in tabs[2]
 
 
 def test_the_summary_claim_of_equal_merges_is_what_the_cell_printed(nb):
@@ -92,26 +99,25 @@ def test_the_summary_claim_of_equal_merges_is_what_the_cell_printed(nb):
     assert "incremental (Python), incremental (Cython)" in out
 
 
-def _seconds(line_start, out):
-    """The front end's and the merge loop's seconds printed on the line for one backend."""
-    m = re.search(rf"^{line_start}: front end ([\d.]+) s; merge loop ([\d.]+) s", out, re.M)
-    assert m, f"no timing line for {line_start}"
-    return float(m.group(1)), float(m.group(2))
+def _table(nb, code_start):
+    """The one table the cell that holds code_start displayed, as {first cell: row}."""
+    [(_, rows)] = displayed_tables(code_cell(nb, code_start))
+    return rows[0], {row[0]: row for row in rows[1:]}
 
 
 def test_the_front_end_is_measured_for_each_backend(nb):
     # the compiled trainer counts with the scanner: its share is its own, not the regex's
-    out = stdout(code_cell(nb, 'trainer = get_trainer("incremental", backend)'))
+    header, rows = _table(nb, "scanner_counts = count_chunk_bytes(")
+    assert header == ["backend", "front end", "merge loop", "per chunk-token", "front end's share"]
+    seconds = {b: (float(rows[b][1].removesuffix(" s")), float(rows[b][2].removesuffix(" s")))
+               for b in ("python", "cython")}
     g = glued_text(nb)
     for backend, name in (("python", "front_share_py"), ("cython", "front_share_cy")):
-        front, loop = _seconds(backend, out)
+        front, loop = seconds[backend]
         assert abs(float(g[name]) - front / (front + loop)) < 0.02, name  # 3-decimal seconds
-    py_front, _ = _seconds("python", out)
-    cy_front, _ = _seconds("cython", out)
+        assert rows[backend][4] == f"{float(g[name]):.0%}", name
+    py_front, cy_front = seconds["python"][0], seconds["cython"][0]
     assert abs(float(g["scan_speedup"]) - py_front / cy_front) <= 0.5 + py_front / cy_front * 0.02
-    shares = re.search(r"the front end is (\d+)% of training in Python, (\d+)% compiled", out)
-    assert shares.groups() == (f"{float(g['front_share_py']):.0%}"[:-1],
-                               f"{float(g['front_share_cy']):.0%}"[:-1])
     assert "count_chunk_bytes(docs, \"gpt4\", backend=\"cython\")" in source(
         code_cell(nb, 'trainer = get_trainer("incremental", backend)'))
     # the prose and the Summary give each backend its own share
@@ -155,15 +161,15 @@ def test_rustbpe_parts_from_ours_where_a_pair_occurs_once(nb):
 
 
 def test_the_tiktoken_headline_is_the_first_pass(nb):
-    out = stdout(code_cell(nb, "ids_cy, cy_first = timed(encode_all)"))
-    rows = {m.group(1): (float(m.group(2)), float(m.group(3)))
-            for m in re.finditer(r"^(\w+)\s+([\d.]+) s\s+([\d.]+) s", out, re.M)}
-    (cy_first, cy_second), (tt_first, tt_second) = rows["compiled"], rows["tiktoken"]
+    _, rows = _table(nb, 'gpt4.backend = "cython"')
+    (cy_first, cy_second), (tt_first, tt_second) = [
+        (float(rows[name][1].removesuffix(" ms")) / 1e3, float(rows[name][2].removesuffix(" ms")) / 1e3)
+        for name in ("compiled", "tiktoken")]
     g = glued_text(nb)
     first, warm = float(g["vs_tiktoken_first"]), float(g["vs_tiktoken"])
-    # the printed seconds have 3 decimals: allow their rounding
-    assert tt_first / (cy_first + 0.0005) - 1 <= first <= tt_first / (cy_first - 0.0005) + 1
-    assert tt_second / (cy_second + 0.0005) - 1 <= warm <= tt_second / (cy_second - 0.0005) + 1
+    # the table gives tenths of a millisecond: allow their rounding
+    assert tt_first / (cy_first + 5e-5) - 1 <= first <= tt_first / (cy_first - 5e-5) + 1
+    assert tt_second / (cy_second + 5e-5) - 1 <= warm <= tt_second / (cy_second - 5e-5) + 1
     para = next(m for m in markdown_cells_folded(nb) if "vs_tiktoken" in m)
     assert para.index("vs_tiktoken_first") < para.index("vs_tiktoken:")
     assert "first pass" in para[:para.index("vs_tiktoken_first")]

@@ -1,8 +1,9 @@
 """Chapters opened in a real JupyterLab (with jupyterlab-myst), read in headless Chromium.
 
 The learner runs the chapters cell by cell in JupyterLab, so its rendered markdown must read
-as the book does: no MyST source left in a rendered cell (a role such as {eval}`...` or
-{doc}`...`, a directive fence such as ```{admonition}), no "Unknown Directive" box
+as the book does: no MyST source left in a rendered cell or markdown output (a role such
+as {eval}`...` or {doc}`...`, a directive fence such as ```{admonition} or a listing's
+::::{tab-set}), no "Unknown Directive" box
 (except for {glue:figure}, a known gap: KNOWN_UNKNOWN), and the numbers the prose quotes
 (the {eval} roles, whose values `make execute` stores in each markdown cell's
 ``user_expressions``) shown as text, without running anything. For each chapter in
@@ -54,8 +55,10 @@ SHOTS = ROOT / "_build" / "screenshots"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM = "/usr/bin/chromium"
 TOKEN = "bpe-lesson-check"
-# chapters with many glued numbers, and one with proofs and exercises
-CHAPTERS = ["what_a_vocabulary_costs", "your_own_tokenizer", "what_tokenization_does_to_a_model"]
+# chapters with many glued numbers, one with proofs and exercises, and one whose outputs
+# are MyST (Training fast: its Python and Cython listings are a tab-set) and tables
+CHAPTERS = ["what_a_vocabulary_costs", "your_own_tokenizer", "what_tokenization_does_to_a_model",
+            "training_fast"]
 # MyST source that must not survive rendering: a role, or a directive fence
 MYST_SOURCE = [r"\{glue(:\w+)?\}`", r"\{eval\}`", r"```\{", r":::\{", r"\{doc\}`", r"\{numref\}`",
                r"\{ref\}`", r"\{cite\}`", r"\{prf:\w+\}`", r"\{term\}`", r"\{download\}`"]
@@ -203,6 +206,17 @@ return out;
 """
 
 
+# the markdown outputs (a Table, the tab-set of a listing), rendered by jupyterlab-myst:
+# their text, or null while one is not rendered yet
+OUTPUTS_JS = """
+const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
+if (!panel) return null;
+const outs = [...panel.querySelectorAll('.jp-OutputArea-output[data-mime-type="text/markdown"]')];
+if (outs.some(o => !o.classList.contains('myst'))) return null;
+return outs.map(o => o.innerText);
+"""
+
+
 def problems_in(texts, expected, has_text):
     """MyST source in the rendered cells, and stored numbers they do not show: ["markdown cell 3: ...", ...]."""
     if len(texts) != len(expected):
@@ -237,6 +251,14 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser):
 
     def clean(d):
         last["problems"] = problems_in(d.execute_script(RENDERED_JS) or [], expected, has_text)
+        outputs = d.execute_script(OUTPUTS_JS)
+        if outputs is None:
+            last["problems"].append("the markdown outputs are not all rendered by jupyterlab-myst")
+        for i, text in enumerate(outputs or []):
+            last["problems"] += [f"markdown output {i}: MyST source {m.group(0)!r}"
+                                 for pattern in MYST_SOURCE for m in re.finditer(pattern, text)]
+            last["problems"] += [f"markdown output {i}: jupyterlab-myst does not know {m.group(0)!r}"
+                                 for m in UNKNOWN.finditer(text)]
         return not last["problems"]
     try:
         WebDriverWait(browser, 60, poll_frequency=0.25).until(clean)
