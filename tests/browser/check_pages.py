@@ -1,8 +1,10 @@
 """The built book (_build/html), read page by page in headless Chromium.
 
 For every page, at a laptop's width (1280 px) and a phone's (414 px): each formula typeset and inline math on the text's baseline; no code,
-output, table or formula wider than its box; every image loaded and every figure drawn
-at no less than 80% of its natural width, in a figure with a numbered caption; no
+output, table or formula wider than its box; every image loaded and each figure drawn
+so wide that its smallest text (viz.SMALLEST_TEXT_PT) shows at 12 px or more at 1280 px
+and 9 px or more at 414 px, scrolling in its own box where it is wider than the column,
+in a figure with a numbered caption; no
 power of ten written "10^12" outside code; no console error; no request that leaves
 the build folder; a solution folds and unfolds on click; an intended error shows its
 last line only, no output names a path of the build machine, every token row has its
@@ -41,6 +43,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+from bpe_lesson.teaching import viz
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # another build can be checked with BPE_LESSON_BOOK_HTML=path/to/html (its screenshots go next to it)
 BUILD = pathlib.Path(os.environ.get("BPE_LESSON_BOOK_HTML", ROOT / "_build" / "html")).resolve()
@@ -50,6 +54,8 @@ CHROMIUM = "/usr/bin/chromium"
 WIDTH, HEIGHT = 1280, 900  # a laptop window
 WIDTHS = {"laptop": 1280, "phone": 414}  # every page is read at both
 CHECKS_JS = (pathlib.Path(__file__).parent / "pages.js").read_text()
+# a figure's smallest text, in px where its PNG is drawn at the width it declares
+SMALLEST_TEXT_PX = viz.SMALLEST_TEXT_PT * viz.FIGURE_RC["figure.dpi"] / 72
 # every chapter the table of contents lists, as its built page: "book/the_merge_rule.html"
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 CHAPTERS = [c["file"] + ".html" for part in TOC["parts"] for c in part["chapters"]]
@@ -280,7 +286,8 @@ def test_page(page, width, server, browser):
     add({"solutions toggled": toggled})
     # then with every solution and hidden cell unfolded, as a reader may read the page
     narrow = "true" if width == "phone" else "false"
-    checks = ["openAll()", "checkMath()", f"checkWidths({narrow})", f"checkImages({narrow})", "checkOutputs()",
+    checks = ["openAll()", "checkMath()", f"checkWidths({narrow})", f"checkImages({narrow}, {SMALLEST_TEXT_PX})",
+              "checkOutputs()",
               "checkNoWrap()", "checkSource()"] + ([] if width == "phone" else ["checkCodeFits()"])
     for check in checks:
         result = run(driver, check)

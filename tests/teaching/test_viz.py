@@ -141,3 +141,40 @@ def test_book_figures_store_png_at_twice_the_size_they_show():
     shown = meta["image/png"]["width"]
     assert 550 <= shown <= 720 and abs(image.size[0] - 2 * shown) <= 1  # the half is rounded down
     assert matplotlib.rcParams["xtick.labelsize"] >= 9
+
+
+def test_no_figure_text_is_set_below_the_smallest_size():
+    # every size the book's figures set, read from the sources: the package's drawing code
+    # and every chapter's code cells. The browser check holds the smallest one, drawn, to
+    # 12 px at 1280 px and 9 px on a phone; a size it cannot read (a variable, "small",
+    # a dpi of its own) is a failure here, not a pass.
+    import json
+    import pathlib
+    import re
+
+    import matplotlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    sources = {p: p.read_text() for p in sorted((root / "src" / "bpe_lesson").rglob("*.py"))}
+    for nb in sorted((root / "book").glob("*.ipynb")):
+        cells = json.loads(nb.read_text())["cells"]
+        sources[nb] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    size = re.compile(r"\b(?:fontsize|labelsize|titlesize|size)\s*=\s*([^,)\s]+)")
+    seen = []
+    for path, text in sources.items():
+        for line in text.splitlines():
+            if "fontsize" not in line and "labelsize" not in line and "ax.text(" not in line \
+                    and ".legend(" not in line and "set_title(" not in line:
+                continue
+            for value in size.findall(line):
+                where = f"{path.relative_to(root)}: {line.strip()}"
+                assert re.fullmatch(r"\d+(\.\d+)?", value), f"a size the test cannot read: {where}"
+                assert float(value) >= viz.SMALLEST_TEXT_PT, f"text below {viz.SMALLEST_TEXT_PT} pt: {where}"
+                seen.append(float(value))
+            assert not re.search(r"\bdpi\s*=", line), f"a figure with a dpi of its own: {line.strip()}"
+    assert len(seen) >= 30 and min(seen) == viz.SMALLEST_TEXT_PT  # the scan found the sizes
+    for key in ("font.size", "axes.titlesize", "axes.labelsize", "xtick.labelsize",
+                "ytick.labelsize", "legend.fontsize"):
+        assert viz.FIGURE_RC[key] >= viz.SMALLEST_TEXT_PT, key
+    viz.book_figures()
+    assert matplotlib.rcParams["figure.dpi"] == viz.FIGURE_RC["figure.dpi"] == 100

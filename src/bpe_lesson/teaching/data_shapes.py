@@ -3,7 +3,7 @@ mask, a preference pair, an RL prompt.
 
 ``shape_panels`` computes what is drawn from real ids (each token's label and its
 role: read only, learned, padding, ...), tested by hand-checkable cases;
-``four_shapes_figure`` draws the panels, one column each, at most 8 inches wide.
+``four_shapes_figure`` draws the panels, one column each, in the column at 1280 px (692 px).
 
 What this module does not do: make the ids (the chapter does, with ``lm.chat``,
 ``lm.preference`` and ``lm.rl``), or draw anything but these four panels.
@@ -61,16 +61,16 @@ def shape_panels(tokenizer, window, chat, pair, rl, limit: int = 9):
                            ("gold", [(gold, "gold")])])]
 
 
-def _fit(label: str, width: int = 9) -> str:
+def _fit(label: str, width: int = 8) -> str:
     """A token's label cut to fit its box, with "…" where it was cut, never silently.
 
     >>> _fit("<|start_header_id|>"), _fit("hello")
-    ('<|start_…', 'hello')
+    ('<|start…', 'hello')
     """
     return label if len(label) <= width else label[: width - 1] + "…"
 
 
-def four_shapes_figure(panels, figsize=(8, 4.6)):
+def four_shapes_figure(panels, figsize=(6.8, 4.8)):
     """One column per panel; each row a column of token boxes (read top to bottom), coloured by kind."""
     fig, axes = plt.subplots(1, len(panels), figsize=figsize)
     for ax, (title, rows) in zip(axes, panels):
@@ -85,6 +85,6 @@ def four_shapes_figure(panels, figsize=(8, 4.6)):
         ax.set_title(title, fontsize=10)
         ax.axis("off")
     fig.legend(handles=[Patch(fc=COLORS[k], ec="0.4", label=NAMES[k]) for k in COLORS],
-               loc="lower center", ncol=4, fontsize=10, frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+               loc="lower center", ncol=2, fontsize=10, frameon=False)  # 4 in a row: 7.5 in
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     return fig

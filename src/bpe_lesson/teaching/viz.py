@@ -14,7 +14,8 @@ import html
 from .._internal.optional import optional_import
 
 __all__ = ["PALETTE", "ROW_STYLE", "LABEL_STYLE", "SPAN_STYLE", "token_spans_html",
-           "show_tokens", "style_axes", "FIGURE_RC", "book_figures"]
+           "show_tokens", "style_axes", "FIGURE_RC", "SMALLEST_TEXT_PT",
+           "book_figures"]
 
 # light, distinguishable backgrounds; neighbouring tokens always differ in colour
 PALETTE = ["#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#a0c4ff", "#ffadad"]
@@ -86,8 +87,12 @@ def style_axes(ax, title: str, xlabel: str, ylabel: str):
     return ax
 
 
-# Sizes for a figure at most 8 inches wide shown at 100 px per inch, the column's width
-# at 1280 px: 10 pt is 14 px, at least 3/4 of the body text's 16 px. Decided once here.
+# Sizes for a figure at most 6.9 inches wide shown at 100 px per inch, the column's width
+# at 1280 px (692 px): 10 pt is 14 px. No figure text is set below SMALLEST_TEXT_PT
+# (tests/teaching/test_viz.py reads every size the book sets): 9 pt is 12.5 px, at least
+# 3/4 of the body text's 16 px at 1280 px; the browser check measures how wide each
+# figure is drawn and holds its smallest text to that, and to 9 px on a phone.
+SMALLEST_TEXT_PT = 9
 FIGURE_RC = {
     "figure.dpi": 100,
     "font.size": 11,
