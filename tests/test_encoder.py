@@ -107,6 +107,32 @@ def test_merge_loop_equals_tiktoken_on_random_rank_tables(backend, data):
     assert chunk_encoder(backend)(chunk, ranks) == twin(ranks).encode(chunk.decode("ascii"))
 
 
+def test_keys_that_share_their_first_8_or_16_bytes_stay_apart(backend):
+    """The compiled hash table compares a key of up to 16 bytes in its slot (two 8-byte
+    words) and only the rest in its arena. Keys that agree on their first 8 or 16
+    bytes and on their length, and differ in their last two: 800 tokens and 1,600
+    other chunks of each kind, every one encoded twice (the second time the chunk
+    cache answers), must each keep their own ids."""
+    rng = random.Random(7)
+    letters = b"abcdefghijklmnopqrstuvwxyz"
+    pairs = [bytes([a, b]) for a in letters for b in letters]
+    rng.shuffle(pairs)
+    ranks, chunks = dict(BYTES), []
+    for stem in (b"abcdefgh", b"abcdefghijklmnop"):
+        for k, pair in enumerate(pairs[:2400]):
+            if k < 800:
+                ranks[stem + pair] = len(ranks)
+            chunks.append((stem + pair).decode("ascii"))
+    rng.shuffle(chunks)
+    ref = twin(ranks)
+    tok = Tokenizer(None, vocab={i: b for b, i in ranks.items()}, pattern=None, backend=backend)
+    for _ in range(2):
+        for chunk in chunks:
+            assert tok.encode_ordinary(chunk) == ref.encode(chunk), chunk
+    for chunk in chunks[:200]:
+        assert chunk_encoder(backend)(chunk.encode("ascii"), ranks) == ref.encode(chunk), chunk
+
+
 # ---- whole texts, trained vocabulary ------------------------------------------------
 
 @settings(max_examples=150, deadline=None)

@@ -86,6 +86,10 @@ cdef class Encoder:
         self.touched = NULL
         if front_new(&self.front, FRONT_BITS) < 0:
             raise MemoryError()
+        # its pages mapped now, as the encoder is built, not in its first call: that
+        # first touch (the kernel zeroing 2 MB) took ~120 us, as long as encoding 20
+        # documents of prose the first time (benchmarks/per_document.py, cold)
+        big_touch(self.front.e, (<size_t>1 << FRONT_BITS) * sizeof(Front))
         self.busy = False
         self.spare = []
         self.helpers = []

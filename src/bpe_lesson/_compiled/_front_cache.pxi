@@ -197,7 +197,8 @@ cdef inline bint front_fill(Front* f, uint64_t k0, uint64_t k1, Py_ssize_t L,
 # _hashtable.pxi): 4 MB of entries in 4 KB pages are 1,024 pages, a lookup lands
 # on any of them, and the processor's first-level TLB holds 64 pages here, so
 # most lookups also paid a page-table walk; in 2 MB pages they are two pages. The
-# mapping also comes zeroed, so a new encoder writes no 4 MB of zeros up front.
+# mapping also comes zeroed, so a table that grows writes no zeros of its own; a new
+# encoder's first 2 MB are touched as it is built (Encoder.__cinit__).
 cdef int front_new(FrontTable* F, int bits) noexcept nogil:
     """F: 2^bits empty entries, each set on one 64-byte cache line (free them with
     front_free); 0, or -1 when out of memory (F is then untouched)."""
@@ -221,7 +222,8 @@ cdef void front_free(FrontTable* F) noexcept nogil:
 # kernel zeroes it; on this machine, a first write to each page of a fresh 4 MB
 # mapping took 1.9-5.8 ms), and 16 MB from the start cost 15-20% cold on 0.5-1 MB
 # of prose and of the Bible. The 5,700-6,500 distinct chunks of those texts fit
-# in 2 MB, where a new encoder now starts: in fresh processes, 25 alternations,
+# in 2 MB, where a new encoder now starts (its pages touched as it is built, so
+# that its first call pays for none): in fresh processes, 25 alternations,
 # the first call on the Bible 121 -> 134 MB/s (median ratio 1.13) and on prose
 # 75 -> 80 (1.04); in one process a fresh encoder's pass 3-8% faster there, warm
 # the same. A text of 4 MB or more starts at 4 MB (encode_text). But the sets are

@@ -15,9 +15,9 @@ from libc.stdint cimport uint8_t, uint32_t, uint64_t
 # ---- the hash table (_hashtable.pxi): bytes -> (v0, v1), open addressing
 
 cdef struct Slot:
-    uint32_t tag     # high 32 bits of the key's hash
+    uint64_t head    # the key's bytes 0-7 and 8-15 (zero-padded): a key of up to 16
+    uint64_t mid     # bytes compares without the arena (mid is 0 for one of up to 8)
     uint32_t klen    # key length in bytes; 0 marks an empty slot
-    uint64_t head    # the key's first 8 bytes (zero-padded): most keys compare without the arena
     uint32_t koff    # the key is arena[koff : koff + klen]
     uint32_t v0      # rank table: the rank;  cache: offset of the ids in `ids`
     uint32_t v1      # rank table: unused;    cache: number of ids
@@ -42,6 +42,7 @@ cdef struct Key:
     size_t n
     uint64_t h       # hash_bytes(p, n)
     uint64_t head    # load_head(p, n)
+    uint64_t mid     # load_head(p + 8, n - 8), or 0 when n <= 8
 
 cdef int table_init(Table* t, size_t cap) noexcept nogil
 cdef void table_free(Table* t) noexcept nogil

@@ -48,7 +48,11 @@ class CompiledPath:
             self._plans = {}   # see _plan
             # the plans of the default arguments, kept apart: False until first asked
             self._plan_default = self._plan_ordinary = False
-            self._fast_encoder()
+            if self._fast_encoder() is not None:
+                # the default call's plan is worked out now too, as the encoder is built:
+                # inside a new tokenizer's first call it had taken ~80 us, as long as
+                # encoding 14 documents of prose (benchmarks/per_document.py, cold)
+                self._plan_default = self._plan((), "all")
 
     @property
     def _native(self):
