@@ -125,3 +125,34 @@ def test_pieces_sentencepiece_with_byte_fallback(tmp_path):
     assert trace.UNKNOWN not in pieces
     joined = b"".join(p if isinstance(p, bytes) else p.encode() for p in pieces)
     assert joined.strip() == "plain text ☃".encode()
+
+
+def test_training_memory_in_a_fresh_process_agrees_with_rustbpe():
+    # rustbpe is an independent trainer of the same rule: on the same one string, the
+    # child processes must report the same bytes for every id
+    docs = list(samples.prose_topics().values())[:40]
+    ours = trace.training_memory(docs, 600, trainer="ours", one_string=True)
+    rust = trace.training_memory(docs, 600, trainer="rustbpe", one_string=True)
+    assert len(ours["vocab"]) == 600 and ours["vocab"] == rust["vocab"]
+    many = trace.training_memory(docs, 600, trainer="ours", one_string=False)
+    assert len(many["vocab"]) == 600 and many["seconds"] > 0
+    for run in (ours, rust, many):
+        assert 0 <= run["added"] < 1 << 30
+        assert run["how"] == ("peak reset" if os.path.exists("/proc/self/clear_refs") else "peak since start")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="Linux only")
+def test_the_peak_is_set_back_then_sees_what_is_allocated_after():
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    before, peak, how = trace._resident()
+    assert how == "peak reset" and peak - before < 32 << 20
+    held = b"x" * (64 << 20)  # 64 MiB, every page written
+    _, peak, _ = trace._resident()
+    assert peak - before >= 64 << 20
+    del held
+
+
+def test_training_memory_names_an_unknown_trainer():
+    with pytest.raises(ValueError, match="'gigatoken'.*'ours', 'rustbpe'"):
+        trace.training_memory(["a b"], 300, trainer="gigatoken")

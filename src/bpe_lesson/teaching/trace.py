@@ -7,7 +7,9 @@
   ``.pyx`` file in the package folder, to print beside the Python one;
 * ``pieces_*``, ``segmentation_metrics`` and ``compare_segmenters``: turn five
   tokenizers of different families into one measurement (bytes per token, tokens per
-  word, single-character and unknown shares), for *Normalization and BPE's cousins*.
+  word, single-character and unknown shares), for *Normalization and BPE's cousins*;
+* ``training_memory``: the memory one training run adds, and its time, measured in a
+  fresh process, for *Training fast*.
 
 What this module does not do: train, encode or draw (the package and ``plots.py``
 do); it only records and measures what they do.
@@ -18,9 +20,14 @@ from __future__ import annotations
 import contextlib
 import heapq
 import inspect
+import json
 import os
 import re
+import subprocess
+import sys
+import tempfile
 import textwrap
+import time
 
 from .. import incremental, textbook
 from ..ranks import vocab_from_merges
@@ -28,7 +35,7 @@ from ..ranks import vocab_from_merges
 __all__ = ["HeapRecorder", "recording_heap", "recorded_training", "explain",
            "merge_state", "measure_work", "pyx_function", "py_function", "UNKNOWN",
            "pieces_bpe", "pieces_wordpiece", "pieces_sentencepiece", "is_single_char",
-           "segmentation_metrics", "compare_segmenters", "metrics_table"]
+           "segmentation_metrics", "compare_segmenters", "metrics_table", "training_memory"]
 
 # --------------------------------------------------------------------------- the heap
 
@@ -372,3 +379,83 @@ def metrics_table(results, marked=()):
             lines.append(f"{t[:18]:18} {s:17} " + " ".join(cells))
         lines.append("")
     return lines
+
+
+# --------------------------------------------------------------- memory in a fresh process
+
+TRAINERS = ("ours", "rustbpe")
+
+
+def training_memory(docs, vocab_size: int, *, trainer: str = "ours", one_string: bool = True) -> dict:
+    """Train on ``docs`` (a list of str) in a fresh Python process and measure the run:
+    ``{"seconds", "added", "how", "vocab"}``.
+
+    ``one_string``: the documents joined into one ``str`` (as a caller holding a whole
+    file passes it), else the list. ``trainer``: "ours" (``bpe_lesson.train``) or
+    "rustbpe" (its ``train_from_iterator``, GPT-4's pattern, as ours). ``added`` is the
+    peak resident memory during training minus the resident memory with the text
+    loaded, whatever allocated it (Python, C++ or Rust). ``how`` says how the peak was
+    read: "peak reset" (Linux: the peak is set back to the current size once the text
+    is loaded, ``/proc/self/clear_refs``), else "peak since start" (``getrusage``:
+    what loading the text reached is then a floor, so a small run reads 0).
+    ``vocab``: every id's bytes, in id order, to check the trainers agree.
+    """
+    if trainer not in TRAINERS:
+        raise ValueError(f"unknown trainer {trainer!r}; use one of {TRAINERS}")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "docs.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(list(docs), f)
+        code = (f"from bpe_lesson.teaching.trace import _measure_training; "
+                f"_measure_training({path!r}, {int(vocab_size)}, {trainer!r}, {bool(one_string)})")
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"training_memory: the {trainer} run failed:\n{run.stderr[-2000:]}")
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    out["vocab"] = [bytes.fromhex(h) for h in out["vocab"]]
+    return out
+
+
+def _resident() -> tuple[int, int, str]:
+    """(resident bytes now, peak resident bytes, how the peak is read)."""
+    try:
+        with open("/proc/self/status") as f:
+            kb = {k: int(v.split()[0]) for k, _, v in (line.partition(":") for line in f)
+                  if k in ("VmRSS", "VmHWM")}
+        return kb["VmRSS"] * 1024, kb["VmHWM"] * 1024, "peak reset"
+    except OSError:
+        import resource  # POSIX; ru_maxrss is in bytes on macOS, KB elsewhere
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+        return peak, peak, "peak since start"
+
+
+def _measure_training(path: str, vocab_size: int, trainer: str, one_string: bool) -> None:
+    """The child of ``training_memory``: load, reset the peak, train, print one JSON line."""
+    with open(path, encoding="utf-8") as f:
+        docs = json.load(f)
+    text = "".join(docs) if one_string else docs
+    del docs
+    if trainer == "ours":
+        import bpe_lesson
+    else:
+        import rustbpe
+
+        from ..patterns import GPT4_PATTERN
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # the peak resident size is now the current one
+    except OSError:
+        pass
+    before, _, how = _resident()
+    t0 = time.perf_counter()
+    if trainer == "ours":
+        tok = bpe_lesson.train(text, vocab_size, pattern="gpt4")
+        vocab = [tok.vocab[i] for i in range(len(tok.vocab))]
+    else:
+        rust = rustbpe.Tokenizer()
+        rust.train_from_iterator(iter([text] if one_string else text), vocab_size, pattern=GPT4_PATTERN)
+        vocab = [b for b, _ in sorted(rust.get_mergeable_ranks(), key=lambda br: br[1])]
+    seconds = time.perf_counter() - t0
+    _, peak, how = _resident()
+    print(json.dumps({"seconds": seconds, "added": max(0, peak - before), "how": how,
+                      "vocab": [b.hex() for b in vocab]}))
