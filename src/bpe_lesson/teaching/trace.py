@@ -30,12 +30,14 @@ import textwrap
 import time
 
 from .. import incremental, textbook
+from ..patterns import GPT4_PATTERN
 from ..ranks import vocab_from_merges
+from ..trainer import train
 
 __all__ = ["HeapRecorder", "recording_heap", "recorded_training", "explain",
            "merge_state", "measure_work", "pyx_function", "py_function", "UNKNOWN",
            "pieces_bpe", "pieces_wordpiece", "pieces_sentencepiece", "is_single_char",
-           "segmentation_metrics", "compare_segmenters", "metrics_table", "training_memory"]
+           "segmentation_metrics", "compare_segmenters", "metrics_table", "TRAINERS", "training_memory"]
 
 # --------------------------------------------------------------------------- the heap
 
@@ -435,12 +437,8 @@ def _measure_training(path: str, vocab_size: int, trainer: str, one_string: bool
         docs = json.load(f)
     text = "".join(docs) if one_string else docs
     del docs
-    if trainer == "ours":
-        import bpe_lesson
-    else:
-        import rustbpe
-
-        from ..patterns import GPT4_PATTERN
+    if trainer == "rustbpe":
+        import rustbpe  # (imported before the peak is reset, as ours is)
     try:
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")  # the peak resident size is now the current one
@@ -449,7 +447,7 @@ def _measure_training(path: str, vocab_size: int, trainer: str, one_string: bool
     before, _, how = _resident()
     t0 = time.perf_counter()
     if trainer == "ours":
-        tok = bpe_lesson.train(text, vocab_size, pattern="gpt4")
+        tok = train(text, vocab_size, pattern="gpt4")
         vocab = [tok.vocab[i] for i in range(len(tok.vocab))]
     else:
         rust = rustbpe.Tokenizer()
